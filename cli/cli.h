@@ -1,0 +1,16 @@
+/*
+ * cli: the thin command line over libtcpsim.  Each subcommand is one
+ * function taking the arguments after its name and returning the process
+ * exit status (0 ok, 1 runtime failure, 2 bad input).  main() in tcpsim.c
+ * dispatches through a table of these.
+ */
+#ifndef TCPSIM_CLI_H
+#define TCPSIM_CLI_H
+
+int cmd_run(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+
+#endif

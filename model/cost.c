@@ -1,0 +1,35 @@
+/*
+ * Defaults: an order-of-magnitude reference for a 2010-era x86 core, per
+ * unit of work.  They are starting points for calibration, not
+ * measurements; scenarios/profiles/*.cfg hold fitted values and say where
+ * they came from.
+ */
+#include "cost.h"
+
+const struct cost_desc cost_table[COST_N] = {
+	[COST_SYSCALL]       = {"syscall", 1500, 1e7, "one send/sendfile/recv system call, entry to exit"},
+	[COST_COPY_BYTE]     = {"copy_byte", 1.0, 1e3, "cycles per byte copied between user and kernel"},
+	[COST_CSUM_BYTE]     = {"csum_byte", 0.6, 1e3, "cycles per byte checksummed in software (no offload)"},
+	[COST_SENDFILE_PAGE] = {"sendfile_page", 700, 1e7, "per page-cache page handed to the socket by sendfile"},
+	[COST_SKB_ALLOC]     = {"skb_alloc", 500, 1e7, "allocate one skb (struct and head)"},
+	[COST_SKB_FREE]      = {"skb_free", 400, 1e7, "free one skb"},
+	[COST_PAGE_ALLOC]    = {"page_alloc", 250, 1e7, "per 4 KB page from the page allocator"},
+	[COST_PAGE_FREE]     = {"page_free", 200, 1e7, "per 4 KB page returned to the page allocator"},
+	[COST_TX_FRAME]      = {"tx_frame", 4000, 1e7, "tcp_transmit_skb to dev_queue_xmit, per frame"},
+	[COST_TX_SEG]        = {"tx_seg", 1200, 1e7, "per segment cut in software (GSO without TSO)"},
+	[COST_RX_FRAME]      = {"rx_frame", 4500, 1e7, "netif_receive_skb to tcp_v4_rcv, per frame"},
+	[COST_RX_SEG]        = {"rx_seg", 800, 1e7, "per wire frame taken off the NIC RX ring"},
+	[COST_ACK_TX]        = {"ack_tx", 2500, 1e7, "build and transmit one pure ACK"},
+	[COST_ACK_RX]        = {"ack_rx", 2000, 1e7, "tcp_ack() processing of one incoming ACK"},
+	[COST_SOFTIRQ]       = {"softirq", 600, 1e7, "per softirq handler run (entry and exit)"},
+	[COST_HARDIRQ]       = {"hardirq", 2000, 1e7, "per device hardirq, entry to exit"},
+	[COST_WAKEUP]        = {"wakeup", 2500, 1e7, "try_to_wake_up() of one sleeping task"},
+	[COST_CTXSW]         = {"ctxsw", 4000, 1e7, "one context switch"},
+	[COST_IPI_SEND]      = {"ipi_send", 600, 1e7, "sending one IPI"},
+	[COST_IPI_RECV]      = {"ipi_recv", 1800, 1e7, "taking one IPI on the target CPU"},
+	[COST_TIMER]         = {"timer", 1200, 1e7, "running one TCP timer (delayed ACK)"},
+	[COST_GRO_SEG]       = {"gro_seg", 400, 1e7, "per segment merged by LRO/GRO"},
+	[COST_NAPI_POLL]     = {"napi_poll", 600, 1e7, "per NAPI poll call"},
+	[COST_TX_COMPL]      = {"tx_completion", 300, 1e7, "per transmitted frame reaped on TX completion"},
+	[COST_TICK]          = {"tick", 3000, 1e7, "scheduler tick on a CPU that is not idle"},
+};

@@ -1,0 +1,56 @@
+/*
+ * cost: the named units of CPU work and what each costs, in cycles.
+ *
+ * Every piece of work the simulator charges to a CPU is one of these.  A
+ * cost is in CPU cycles so a profile scales with host.ghz; the time a unit
+ * takes is cycles / (ghz * 1e9) seconds.  The simulator accounts busy time
+ * per CPU, per context and per cost, so the report can say where the time
+ * went.  The table in cost.c holds each cost's config key (under [cost]),
+ * default and help; defaults describe the reference profile documented in
+ * scenarios/profiles/README.md.
+ *
+ * Per-byte costs are doubles (cycles per byte); everything else is per
+ * event.  Adding a cost: add the enum value here and one row in cost.c.
+ */
+#ifndef TCPSIM_COST_H
+#define TCPSIM_COST_H
+
+enum cost_id {
+	COST_SYSCALL,      /* one send()/sendfile()/recv() call, entry to exit */
+	COST_COPY_BYTE,    /* per byte copied between user and kernel */
+	COST_CSUM_BYTE,    /* per byte checksummed in software */
+	COST_SENDFILE_PAGE,/* per page-cache page handed to the socket */
+	COST_SKB_ALLOC,    /* allocate an skb (head + struct) */
+	COST_SKB_FREE,     /* free an skb */
+	COST_PAGE_ALLOC,   /* per 4 KB page taken from the page allocator */
+	COST_PAGE_FREE,    /* per 4 KB page given back */
+	COST_TX_FRAME,     /* tcp_transmit_skb..dev_queue_xmit, per frame */
+	COST_TX_SEG,       /* per segment cut in software (GSO without TSO) */
+	COST_RX_FRAME,     /* netif_receive_skb..tcp_v4_rcv, per frame */
+	COST_RX_SEG,       /* per wire frame taken off the RX ring (NIC) */
+	COST_ACK_TX,       /* build and send a pure ACK */
+	COST_ACK_RX,       /* tcp_ack() on an incoming ACK */
+	COST_SOFTIRQ,      /* per softirq handler run (entry and exit) */
+	COST_HARDIRQ,      /* per device hardirq */
+	COST_WAKEUP,       /* try_to_wake_up() of a sleeping task */
+	COST_CTXSW,        /* one context switch */
+	COST_IPI_SEND,     /* sending a rescheduling / function-call IPI */
+	COST_IPI_RECV,     /* taking an IPI on the target CPU */
+	COST_TIMER,        /* running one TCP timer (delayed ACK) */
+	COST_GRO_SEG,      /* per segment merged by LRO/GRO */
+	COST_NAPI_POLL,    /* per NAPI poll call */
+	COST_TX_COMPL,     /* per TX completion reaped */
+	COST_TICK,         /* scheduler tick on a busy CPU */
+	COST_N
+};
+
+struct cost_desc {
+	const char *key;      /* config key under [cost] */
+	double def_cycles;    /* default, reference profile */
+	double max_cycles;    /* upper bound accepted */
+	const char *help;
+};
+
+extern const struct cost_desc cost_table[COST_N];
+
+#endif

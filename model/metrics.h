@@ -1,0 +1,91 @@
+/*
+ * metrics: what one run reports, and the table that names it.
+ *
+ * metric_table[] is the contract shared by --format csv/json, compare,
+ * sweeps, recorded runs in validation/ and calibration: column name, the
+ * LKP name it corresponds to (if any), unit and help.  Add a metric by
+ * adding an enum value and a row; never rename a column.
+ *
+ * All METRIC_* values are rates over the measured interval (warm-up
+ * excluded) or ratios of them.  LKP-style totals are rate * lkp_seconds and
+ * are computed by the report, not stored.
+ */
+#ifndef TCPSIM_METRICS_H
+#define TCPSIM_METRICS_H
+
+#include <stdint.h>
+
+#include "cost.h"
+#include "scenario.h"
+
+enum metric_id {
+	/* the column contract of issue 2, in this order */
+	METRIC_THROUGHPUT_MBPS,       /* mean per instance, 10^6 bit/s */
+	METRIC_THROUGHPUT_TOTAL_MBPS, /* all instances */
+	METRIC_CPU_SEND_PCT,
+	METRIC_CPU_RECV_PCT,
+	METRIC_SD_SEND_US_PER_KB,
+	METRIC_SD_RECV_US_PER_KB,
+	METRIC_NETRX_SOFTIRQS_PER_S,
+	METRIC_RES_IPIS_PER_S,
+	METRIC_CS_PER_S,
+	METRIC_INTR_PER_S,
+	METRIC_PGALLOC_PER_S,
+	METRIC_PGFREE_PER_S,
+	METRIC_SEGS_PER_S,
+	METRIC_FRAMES_PER_S,
+	METRIC_ACKS_PER_S,
+	/* further mechanics */
+	METRIC_CAL_IPIS_PER_S,
+	METRIC_WIRE_FRAMES_PER_S,
+	METRIC_GRO_MERGES_PER_S,
+	METRIC_HARDIRQS_PER_S,
+	METRIC_SEGS_PER_FRAME,
+	METRIC_ACKS_PER_FRAME,
+	METRIC_N
+};
+
+/* Number of metrics that form the stable CSV contract (prefix of the enum). */
+#define METRIC_CONTRACT_N (METRIC_ACKS_PER_S + 1)
+
+struct metric_desc {
+	const char *name;      /* CSV/JSON column */
+	const char *lkp_name;  /* LKP/netperf name, or NULL */
+	int lkp_total;         /* 1: LKP reports it as a total over the run */
+	const char *unit;
+	const char *help;
+};
+
+extern const struct metric_desc metric_table[METRIC_N];
+
+/* Look a metric up by column name; -1 if unknown. */
+int metric_find(const char *name);
+
+enum bottleneck_kind { BOTTLENECK_CPU, BOTTLENECK_WIRE, BOTTLENECK_WINDOW, BOTTLENECK_RECEIVER, BOTTLENECK_NONE };
+
+struct metrics {
+	double v[METRIC_N];
+
+	/* where the CPU time went: share of all CPU capacity of the host, % */
+	double host_cat_pct[2][COST_N];
+	double host_ctx_pct[2][3];     /* hardirq, softirq, process */
+	double cpu_busy_pct[2][SCENARIO_MAX_CPUS];
+
+	/* what the run was: effective settings after autotuning */
+	int mss_bytes;
+	int size_goal_bytes;
+	int64_t sndbuf_bytes, rcvbuf_bytes; /* at the end of the run */
+	double measured_s;       /* measured interval actually simulated */
+	double warmup_s;
+	int early_stop;          /* 1: stopped once steady */
+	int batches;
+	double tput_ci_pct;      /* 95% CI half-width of throughput, % of mean */
+	uint64_t events;         /* events executed, warm-up included */
+
+	enum bottleneck_kind bottleneck;
+	int bottleneck_host, bottleneck_cpu;
+	double bottleneck_util_pct;
+	char bottleneck_text[128];
+};
+
+#endif

@@ -1,0 +1,106 @@
+/*
+ * scenario: every setting of one run, as plain data.
+ *
+ * A scenario is filled by config.c (defaults, then .cfg files, then -s
+ * overrides) and read by the simulator, which never changes it.  Every
+ * field here has exactly one row in config.c's key table: name, type,
+ * bounds, default, unit, help.  Times are sim_ns (integer nanoseconds),
+ * sizes are bytes, rates bits per second.
+ *
+ * Hosts: host[0] is the sending host (and the only host on loopback);
+ * host[1] is the receiving host when link.type = nic.
+ */
+#ifndef TCPSIM_SCENARIO_H
+#define TCPSIM_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cost.h"
+
+typedef int64_t sim_ns;
+
+#define NS_PER_US 1000LL
+#define NS_PER_MS 1000000LL
+#define NS_PER_S 1000000000LL
+
+enum link_type { LINK_LOOPBACK, LINK_NIC };
+enum app_test { APP_TCP_STREAM, APP_TCP_SENDFILE };
+enum cc_algo { CC_RENO, CC_CUBIC };
+
+#define SCENARIO_MAX_CPUS 256
+#define SCENARIO_NAME_MAX 64
+
+struct host_cfg {
+	int cpus;                 /* CPUs (hardware threads) */
+	double ghz;               /* clock rate; cycles -> ns */
+	int hz;                   /* scheduler tick rate (CONFIG_HZ) */
+	char kernel[16];          /* kernel version imitated, e.g. "3.6" */
+	char name[SCENARIO_NAME_MAX];
+	double cost_cycles[COST_N]; /* see cost.h */
+};
+
+struct scenario {
+	/* [run] */
+	sim_ns duration_ns;       /* longest measured interval */
+	sim_ns warmup_ns;         /* simulated, then discarded */
+	uint64_t seed;
+	sim_ns batch_ns;          /* batch length for the steady-state test */
+	int min_batches;          /* batches before an early stop is allowed */
+	double ci_target;         /* stop when 95% CI half-width / mean <= this; 0 = never */
+	double lkp_seconds;       /* totals are shown as if over this long a run */
+	double cost_jitter;       /* relative s.d. of each unit of work's cost */
+
+	/* [host] and [cost]; [rhost] and [rcost] for host[1] (NIC) */
+	struct host_cfg host[2];
+
+	/* [link] */
+	enum link_type link_type;
+	int mtu_bytes;
+	sim_ns delay_ns;          /* one-way propagation delay */
+	double rate_bps;          /* NIC line rate */
+	int backlog_max;          /* netdev_max_backlog */
+	int netdev_budget;        /* packets per net_rx_action */
+	int dev_weight;           /* packets per backlog/NAPI poll */
+
+	/* [offload] */
+	bool tso, gso, gro, lro, csum;
+	int gso_max_bytes;
+
+	/* [tcp] */
+	int64_t sndbuf_bytes;     /* 0: autotune */
+	int64_t rcvbuf_bytes;     /* 0: autotune */
+	int64_t wmem_default, wmem_max;
+	int64_t rmem_default, rmem_max;
+	bool timestamps;
+	int init_cwnd;            /* segments */
+	enum cc_algo cc;
+	sim_ns delack_min_ns;     /* TCP_DELACK_MIN */
+	sim_ns delack_max_ns;     /* TCP_DELACK_MAX */
+	sim_ns ato_min_ns;        /* TCP_ATO_MIN */
+	bool nodelay;
+	int adv_win_scale;        /* tcp_adv_win_scale */
+
+	/* [app] */
+	enum app_test test;
+	int64_t send_size;
+	int64_t recv_size;
+	int instances;
+	int send_cpu;             /* -1: scheduler decides (netperf -T) */
+	int recv_cpu;
+
+	/* [sched] */
+	sim_ns sched_latency_ns;          /* sysctl_sched_latency, unscaled */
+	sim_ns sched_min_gran_ns;         /* sysctl_sched_min_granularity, unscaled */
+	sim_ns sched_wakeup_gran_ns;      /* sysctl_sched_wakeup_granularity, unscaled */
+	bool wake_affine;
+
+	/* [mem] */
+	int slab_objs;            /* objects per slab of the skb cache */
+	int slab_pages;           /* pages per slab (order-3: 8) */
+	int slab_cpu_objs;        /* free objects a CPU keeps before releasing a slab */
+	int frag_pages;           /* pages in one socket page frag (order-3: 8) */
+	int skb_overhead_bytes;   /* truesize - data length */
+};
+
+#endif

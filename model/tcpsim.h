@@ -1,0 +1,18 @@
+/*
+ * tcpsim: the library's front door.
+ *
+ * tcpsim_run() builds a fresh struct sim from a scenario, simulates warm-up
+ * and the measured interval, and fills struct metrics.  It keeps no state
+ * between calls and touches no globals, so callers may run it from many
+ * threads at once (sweeps, calibration).
+ */
+#ifndef TCPSIM_TCPSIM_H
+#define TCPSIM_TCPSIM_H
+
+#include "err.h"
+#include "metrics.h"
+#include "scenario.h"
+
+int tcpsim_run(const struct scenario *sc, struct metrics *out, struct tcpsim_err *err);
+
+#endif

@@ -1,0 +1,74 @@
+#include "util.h"
+#include "err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Noreturn void oom(size_t n)
+{
+	fprintf(stderr, "tcpsim: out of memory allocating %zu bytes\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (!p)
+		oom(nmemb * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		oom(n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = xmalloc(n);
+	memcpy(p, s, n);
+	return p;
+}
+
+void invariant_failed(const char *file, int line, const char *expr, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "tcpsim: internal error at %s:%d: invariant '%s' failed: ", file, line, expr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+int err_set(struct tcpsim_err *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+	if (!e || e->code)
+		return e ? e->code : code;
+	e->code = code;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void err_clear(struct tcpsim_err *e)
+{
+	e->code = 0;
+	e->msg[0] = '\0';
+}

@@ -1,0 +1,34 @@
+/*
+ * util: the one memory policy and the invariant check.
+ *
+ * Allocation never fails visibly: xmalloc/xcalloc/xrealloc abort with a
+ * message, so callers need no NULL checks.  INVARIANT() is for broken
+ * internal state only (never for user input): it prints file, line and the
+ * failed expression and aborts.  User errors go through struct tcpsim_err
+ * (err.h) and a non-zero status instead.
+ */
+#ifndef TCPSIM_UTIL_H
+#define TCPSIM_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+_Noreturn void invariant_failed(const char *file, int line, const char *expr,
+				const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* INVARIANT(cond, fmt, ...): abort with file:line and a message when !cond. */
+#define INVARIANT(cond, ...)                                                   \
+	do {                                                                   \
+		if (__builtin_expect(!(cond), 0))                              \
+			invariant_failed(__FILE__, __LINE__, #cond, __VA_ARGS__); \
+	} while (0)
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif
