@@ -1,7 +1,7 @@
 /*
  * Defaults: an order-of-magnitude reference for a 2010-era x86 core, per
  * unit of work.  They are starting points for calibration, not
- * measurements; scenarios/profiles/*.cfg hold fitted values and say where
+ * measurements; the profiles under scenarios/profiles hold fitted values and say where
  * they came from.
  */
 #include "cost.h"

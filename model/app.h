@@ -1,0 +1,30 @@
+/*
+ * app: the programs netperf runs, as tasks.
+ *
+ * The sender loops on send() (TCP_STREAM: copies send_size bytes of user
+ * memory into the socket) or sendfile() (TCP_SENDFILE: hands page-cache
+ * pages to the socket without a copy).  The receiver (netserver) loops on
+ * recv(recv_size): it blocks when the queue is empty and returns with what
+ * it has once it copied something (SO_RCVLOWAT = 1).
+ *
+ * An app is a const ops table; step() runs one step in process context on
+ * the task's CPU: it charges its cost and returns APP_RAN, or APP_BLOCK
+ * after arranging to be woken.
+ */
+#ifndef TCPSIM_APP_H
+#define TCPSIM_APP_H
+
+#include "sim.h"
+
+enum app_result { APP_RAN, APP_BLOCK };
+
+struct app_ops {
+	const char *name;
+	enum app_result (*step)(struct sim *sim, struct cpu *c, struct task *t); /* required */
+};
+
+extern const struct app_ops app_stream_sender;
+extern const struct app_ops app_sendfile_sender;
+extern const struct app_ops app_receiver;
+
+#endif

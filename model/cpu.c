@@ -1,0 +1,278 @@
+/*
+ * cpu.c: dispatch, preemption and accounting for one CPU (see cpu.h).
+ *
+ * Softirq processing follows net_rx_action (net/core/dev.c): one handler
+ * run takes up to netdev_budget packets from the backlog and the NAPI list;
+ * if work remains it is raised again and counts as another run, as
+ * /proc/softirqs counts handler runs, not packets.  Not modelled: the
+ * 2-jiffy time limit and the hand-off to ksoftirqd.
+ */
+#include "cpu.h"
+
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "app.h"
+#include "netdev.h"
+#include "sched.h"
+#include "skb.h"
+#include "tcp.h"
+#include "util.h"
+
+void cpu_init(struct sim *sim, struct host *h, struct cpu *c, int id, int ntasks_max, int nconns_max)
+{
+	(void)sim;
+	c->host = h;
+	c->id = id;
+	c->running = -1;
+	c->rq = xcalloc((size_t)ntasks_max + 1, sizeof(*c->rq));
+	c->timers_cap = (uint32_t)nconns_max + 1;
+	c->timers = xcalloc(c->timers_cap, sizeof(*c->timers));
+	c->napi = xcalloc(8, sizeof(*c->napi));
+}
+
+void cpu_release(struct cpu *c)
+{
+	free(c->rq);
+	free(c->timers);
+	free(c->napi);
+}
+
+void cpu_charge(struct sim *sim, struct cpu *c, enum cost_id cost, double cycles)
+{
+	double ns, jitter = sim->sc->cost_jitter;
+
+	if (cycles <= 0)
+		return;
+	ns = cycles * c->host->ns_per_cycle;
+	if (jitter > 0) {
+		double f = 1.0 + jitter * gsl_ran_gaussian_ziggurat(sim->rng, 1.0);
+		ns *= f < 0.05 ? 0.05 : f;
+	}
+	c->step_ns += ns;
+	c->acct.ctx_ns[c->step_ctx] += ns;
+	c->acct.cost_ns[cost] += ns;
+}
+
+static void chunk_done(struct sim *sim, void *obj, uint64_t arg)
+{
+	struct cpu *c = obj;
+	(void)arg;
+	INVARIANT(c->running >= 0, "cpu%d: chunk done while not running", c->id);
+	c->running = -1;
+	cpu_dispatch(sim, c);
+}
+
+static void chunk_start(struct sim *sim, struct cpu *c, int ctx, sim_ns ns)
+{
+	INVARIANT(ns > 0, "cpu%d: empty chunk", c->id);
+	c->running = ctx;
+	c->chunk_end = sim->now + ns;
+	evq_timer_arm(&sim->evq, &c->chunk_tm, c->chunk_end, chunk_done, c, 0);
+}
+
+/* Turn the step's charged time into a chunk; false if it cost nothing. */
+static bool step_finish(struct sim *sim, struct cpu *c)
+{
+	sim_ns ns = (sim_ns)llround(c->step_ns);
+
+	if (c->step_ns > 0 && ns == 0)
+		ns = 1;
+	c->step_ns = 0;
+	if (ns == 0)
+		return false;
+	chunk_start(sim, c, c->step_ctx, ns);
+	return true;
+}
+
+static void step_begin(struct cpu *c, int ctx)
+{
+	c->step_ctx = ctx;
+	c->step_ns = 0;
+}
+
+static void irq_step(struct sim *sim, struct cpu *c)
+{
+	struct irq_item it = c->irq[c->irq_head];
+
+	c->irq_head = (c->irq_head + 1) % CPU_IRQ_RING;
+	c->nirq--;
+	switch ((enum irq_kind)it.kind) {
+	case IRQ_IPI_RES:
+	case IRQ_IPI_CAL:
+		cpu_charge(sim, c, COST_IPI_RECV, c->host->cfg->cost_cycles[COST_IPI_RECV]);
+		sched_ipi(sim, c, it.kind);
+		break;
+	case IRQ_TICK:
+		cpu_charge(sim, c, COST_TICK, c->host->cfg->cost_cycles[COST_TICK]);
+		sched_tick(sim, c);
+		break;
+	case IRQ_DEV:
+		INVARIANT(sim->dev->irq, "device interrupt without a handler");
+		sim->dev->irq(sim, c, it.obj);
+		break;
+	}
+}
+
+static bool softirq_pending(const struct cpu *c)
+{
+	return c->ntimers || c->netrx_pending || c->in_netrx;
+}
+
+/* One softirq step: a timer, the NET_RX entry, one packet, or the exit. */
+static void softirq_step(struct sim *sim, struct cpu *c)
+{
+	const double *cost = c->host->cfg->cost_cycles;
+
+	if (!c->in_netrx && c->ntimers) {
+		struct tcp_conn *tc = c->timers[--c->ntimers];
+		sim->cnt.timer_softirqs++;
+		cpu_charge(sim, c, COST_TIMER, cost[COST_TIMER]);
+		tcp_delack_timer(sim, c, tc);
+		return;
+	}
+	if (!c->in_netrx) {
+		c->in_netrx = true;
+		c->netrx_pending = false;
+		c->netrx_budget = sim->sc->netdev_budget;
+		sim->cnt.netrx_softirqs++;
+		cpu_charge(sim, c, COST_SOFTIRQ, cost[COST_SOFTIRQ]);
+		return;
+	}
+	if (c->netrx_budget > 0 && c->backlog.len) {
+		struct skb *skb = skb_list_pop(&c->backlog);
+		c->netrx_budget--;
+		netdev_rx(sim, c, skb);
+		return;
+	}
+	if (c->netrx_budget > 0 && c->nnapi) {
+		void *napi = c->napi[0];
+		bool more;
+		c->netrx_budget--; /* a poll's packets are charged by the driver */
+		more = sim->dev->napi_poll(sim, c, napi);
+		if (!more) {
+			for (uint32_t i = 1; i < c->nnapi; i++)
+				c->napi[i - 1] = c->napi[i];
+			c->nnapi--;
+		}
+		return;
+	}
+	/* budget spent or nothing left: leave net_rx_action */
+	c->in_netrx = false;
+	if (c->backlog.len || c->nnapi)
+		c->netrx_pending = true; /* __raise_softirq_irqoff again: another run */
+}
+
+void cpu_dispatch(struct sim *sim, struct cpu *c)
+{
+	for (int guard = 0;; guard++) {
+		INVARIANT(guard < 1000000, "cpu%d: no progress at t=%lld ns", c->id, (long long)sim->now);
+		if (c->running >= 0)
+			return;
+		if (c->nirq) {
+			step_begin(c, CTX_HARDIRQ);
+			irq_step(sim, c);
+			if (step_finish(sim, c))
+				return;
+			continue;
+		}
+		if (c->left_ns[CTX_SOFTIRQ]) {
+			chunk_start(sim, c, CTX_SOFTIRQ, c->left_ns[CTX_SOFTIRQ]);
+			c->left_ns[CTX_SOFTIRQ] = 0;
+			return;
+		}
+		if (softirq_pending(c)) {
+			step_begin(c, CTX_SOFTIRQ);
+			softirq_step(sim, c);
+			if (step_finish(sim, c))
+				return;
+			continue;
+		}
+		if (c->left_ns[CTX_PROCESS]) {
+			chunk_start(sim, c, CTX_PROCESS, c->left_ns[CTX_PROCESS]);
+			c->left_ns[CTX_PROCESS] = 0;
+			return;
+		}
+		step_begin(c, CTX_PROCESS);
+		sched_process_step(sim, c);
+		if (step_finish(sim, c)) {
+			c->idle_since = -1;
+			return;
+		}
+		if (c->curr == NULL && c->nirq == 0 && !softirq_pending(c)) {
+			if (c->idle_since < 0)
+				c->idle_since = sim->now;
+			return;
+		}
+	}
+}
+
+static void kick_ev(struct sim *sim, void *obj, uint64_t arg)
+{
+	(void)arg;
+	cpu_dispatch(sim, obj);
+}
+
+void cpu_kick(struct sim *sim, struct cpu *c)
+{
+	if (c->running < 0)
+		sim_at(sim, sim->now, kick_ev, c, 0);
+}
+
+static void irq_ev(struct sim *sim, void *obj, uint64_t arg)
+{
+	struct cpu *c = obj;
+	(void)arg;
+	if (c->running >= 0 && c->running != CTX_HARDIRQ) {
+		/* preempt: save what is left of the chunk */
+		c->left_ns[c->running] = c->chunk_end - sim->now;
+		INVARIANT(c->left_ns[c->running] >= 0, "cpu%d: chunk ends in the past", c->id);
+		evq_timer_cancel(&c->chunk_tm);
+		c->running = -1;
+	}
+	cpu_dispatch(sim, c);
+}
+
+void cpu_raise_irq(struct sim *sim, struct cpu *c, enum irq_kind kind, void *obj)
+{
+	uint32_t tail;
+
+	if (c->nirq == CPU_IRQ_RING)
+		return; /* interrupts coalesce while one is pending */
+	tail = (c->irq_head + c->nirq) % CPU_IRQ_RING;
+	c->irq[tail].kind = (uint8_t)kind;
+	c->irq[tail].obj = obj;
+	c->nirq++;
+	/* delivered through the queue so that a CPU mid-step is never re-entered */
+	sim_at(sim, sim->now, irq_ev, c, 0);
+}
+
+bool cpu_backlog_enqueue(struct sim *sim, struct cpu *c, struct skb *skb)
+{
+	if (c->backlog.len >= (uint32_t)sim->sc->backlog_max) {
+		sim->cnt.backlog_drops++;
+		return false;
+	}
+	skb_list_push(&c->backlog, skb);
+	c->netrx_pending = true;
+	return true;
+}
+
+void cpu_timer_fired(struct sim *sim, struct cpu *c, struct tcp_conn *conn)
+{
+	INVARIANT(c->ntimers < c->timers_cap, "cpu%d: timer list full", c->id);
+	c->timers[c->ntimers++] = conn;
+	cpu_kick(sim, c);
+}
+
+void cpu_napi_schedule(struct sim *sim, struct cpu *c, void *napi)
+{
+	for (uint32_t i = 0; i < c->nnapi; i++)
+		if (c->napi[i] == napi)
+			return;
+	INVARIANT(c->nnapi < 8, "cpu%d: too many NAPI instances", c->id);
+	c->napi[c->nnapi++] = napi;
+	c->netrx_pending = true;
+	(void)sim;
+}

@@ -1,0 +1,107 @@
+/*
+ * cpu: one CPU's contexts, work chunks, preemption and accounting.
+ *
+ * Imitates the Linux execution model: hardirq work preempts softirq and
+ * process work at once; softirqs run on the way out of a hardirq or at the
+ * end of a process chunk (the local_bh_enable() after a transmit, which is
+ * where loopback runs NET_RX); process work runs when neither is pending.
+ *
+ * Work is done in steps.  A step applies its effects at once and charges
+ * its cost (cpu_charge); the CPU is then busy for the charged time before
+ * its next step: one chunk.  Only a hardirq interrupts a chunk midway; the
+ * interrupted chunk's remaining time is saved per context and resumed.
+ *
+ * States of a CPU (checked in cpu_dispatch):
+ *   running >= 0   a chunk of context `running` executes until chunk_end
+ *   running == -1  between chunks: dispatch picks the next step, highest
+ *                  context first; with nothing to do the CPU is idle
+ * Invariant: at most one saved chunk per context; a hardirq chunk is never
+ * saved (hardirqs do not nest here).
+ */
+#ifndef TCPSIM_CPU_H
+#define TCPSIM_CPU_H
+
+#include "sim.h"
+
+enum irq_kind { IRQ_IPI_RES, IRQ_IPI_CAL, IRQ_TICK, IRQ_DEV };
+
+struct irq_item {
+	uint8_t kind;
+	void *obj;
+};
+
+#define CPU_IRQ_RING 64
+
+struct cpu {
+	struct host *host;
+	int id;
+
+	/* execution */
+	int running;                 /* context of the executing chunk, -1 none */
+	sim_ns chunk_end;
+	sim_ns left_ns[CTX_N];       /* saved remainder of a preempted chunk */
+	struct evq_timer chunk_tm;
+	int step_ctx;                /* context charged by the current step */
+	double step_ns;              /* cost of the current step so far */
+
+	/* hardirq */
+	struct irq_item irq[CPU_IRQ_RING];
+	uint32_t irq_head, nirq;
+
+	/* softirq: NET_RX over the backlog and the NAPI list, TIMER over fired timers */
+	bool netrx_pending;
+	bool in_netrx;
+	int netrx_budget;
+	struct skb_list backlog;     /* per-CPU input queue (netif_rx) */
+	void **napi;                 /* NAPI instances scheduled on this CPU */
+	uint32_t nnapi;
+	struct tcp_conn **timers;    /* connections whose delayed-ACK timer fired */
+	uint32_t ntimers, timers_cap;
+
+	/* process context: see sched.c */
+	struct task *curr;           /* NULL: idle */
+	struct task **rq;            /* runnable, not running */
+	uint32_t nrq;
+	bool need_resched;
+	sim_ns exec_start;
+	sim_ns slice_end;
+	double min_vruntime;
+
+	/* memory: free skb objects cached on this CPU (see skb.c) */
+	int slab_free;
+
+	/* accounting */
+	struct cpu_acct acct;
+	struct cpu_acct mark;        /* acct at the end of warm-up */
+	sim_ns idle_since;
+};
+
+void cpu_init(struct sim *sim, struct host *h, struct cpu *c, int id, int ntasks_max, int nconns_max);
+void cpu_release(struct cpu *c);
+
+/* Charge `cycles` of cost `cost` to the step in progress on c. */
+void cpu_charge(struct sim *sim, struct cpu *c, enum cost_id cost, double cycles);
+
+/* Run the next step(s) on c if it is between chunks. */
+void cpu_dispatch(struct sim *sim, struct cpu *c);
+
+/* Ask c to dispatch soon (an event at `now`): safe from another CPU's step. */
+void cpu_kick(struct sim *sim, struct cpu *c);
+
+/* A hardirq for c: preempts whatever chunk runs there. */
+void cpu_raise_irq(struct sim *sim, struct cpu *c, enum irq_kind kind, void *obj);
+
+/* NET_RX: queue skb on c's backlog (netif_rx) and raise the softirq. */
+bool cpu_backlog_enqueue(struct sim *sim, struct cpu *c, struct skb *skb);
+/* TIMER: a connection's delayed-ACK timer fired on c. */
+void cpu_timer_fired(struct sim *sim, struct cpu *c, struct tcp_conn *conn);
+/* NET_RX: schedule a NAPI instance on c (NIC path). */
+void cpu_napi_schedule(struct sim *sim, struct cpu *c, void *napi);
+
+static inline bool cpu_is_idle(const struct cpu *c)
+{
+	return c->curr == NULL && c->running < 0 && c->nirq == 0 && !c->netrx_pending && !c->in_netrx &&
+	       c->ntimers == 0;
+}
+
+#endif

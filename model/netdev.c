@@ -1,0 +1,64 @@
+/*
+ * netdev.c: the loopback path and the common receive entry (see netdev.h).
+ *
+ * Loopback, after drivers/net/loopback.c and net/core/dev.c (3.6):
+ * dev_queue_xmit -> loopback_xmit -> netif_rx, which queues the skb on the
+ * transmitting CPU's softnet backlog and raises NET_RX; the softirq runs
+ * when the transmit path re-enables bottom halves, on the same CPU.  The
+ * frame crosses as one skb whatever its number of segments (NETIF_F_GSO on
+ * lo; no segmentation, no checksum).  GRO is not used: netif_rx does not
+ * go through napi_gro_receive.
+ */
+#include "netdev.h"
+
+#include "cpu.h"
+#include "skb.h"
+#include "tcp.h"
+#include "util.h"
+
+static void lo_deliver(struct sim *sim, void *obj, uint64_t arg)
+{
+	struct skb *skb = obj;
+	struct cpu *c = &skb->dst_host->cpus[arg];
+	if (!cpu_backlog_enqueue(sim, c, skb))
+		INVARIANT(0, "loopback backlog overflow on cpu%d (raise link.backlog)", c->id);
+	cpu_kick(sim, c);
+}
+
+static void lo_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
+{
+	if (skb->kind == SKB_DATA)
+		cpu_charge(sim, c, COST_TX_FRAME, c->host->cfg->cost_cycles[COST_TX_FRAME]);
+	if (sim->sc->delay_ns > 0) {
+		sim_at(sim, sim->now + sim->sc->delay_ns, lo_deliver, skb, (uint64_t)c->id);
+		return;
+	}
+	if (!cpu_backlog_enqueue(sim, c, skb))
+		INVARIANT(0, "loopback backlog overflow on cpu%d (raise link.backlog)", c->id);
+}
+
+const struct netdev_ops netdev_loopback = {
+	.name = "loopback",
+	.xmit = lo_xmit,
+};
+
+const struct netdev_ops *netdev_for(const struct scenario *sc)
+{
+	switch (sc->link_type) {
+	case LINK_LOOPBACK:
+		return &netdev_loopback;
+	case LINK_NIC:
+		return NULL; /* not built yet: tcpsim_run reports it */
+	}
+	return NULL;
+}
+
+void netdev_rx(struct sim *sim, struct cpu *c, struct skb *skb)
+{
+	const double *cost = c->host->cfg->cost_cycles;
+	if (skb->kind == SKB_DATA)
+		cpu_charge(sim, c, COST_RX_FRAME, cost[COST_RX_FRAME]);
+	else
+		cpu_charge(sim, c, COST_ACK_RX, cost[COST_ACK_RX]);
+	tcp_rcv(sim, c, skb);
+}

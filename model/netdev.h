@@ -1,0 +1,36 @@
+/*
+ * netdev: device paths between a transmitting TCP and a receiving one.
+ *
+ * A path is a const ops table chosen by link.type.  Loopback
+ * (drivers/net/loopback.c): loopback_xmit hands the skb, GSO frame and all,
+ * to netif_rx on the transmitting CPU, whose NET_RX softirq then runs the
+ * receive side; nothing is segmented and GRO is not involved.  With
+ * link.delay > 0 delivery is postponed by that much (like netem), which is
+ * how the window-bound oracle gets a round trip.
+ */
+#ifndef TCPSIM_NETDEV_H
+#define TCPSIM_NETDEV_H
+
+#include "sim.h"
+
+struct netdev_ops {
+	const char *name;
+	/* Transmit skb from CPU c of its host. Required. */
+	void (*xmit)(struct sim *sim, struct cpu *c, struct skb *skb);
+	/* Optional: set up per-run device state. */
+	void (*init)(struct sim *sim);
+	void (*release)(struct sim *sim);
+	/* Optional: a NAPI poll scheduled on c; returns true while more work remains. */
+	bool (*napi_poll)(struct sim *sim, struct cpu *c, void *napi);
+	/* Optional: device hardirq on c. */
+	void (*irq)(struct sim *sim, struct cpu *c, void *obj);
+};
+
+extern const struct netdev_ops netdev_loopback;
+
+const struct netdev_ops *netdev_for(const struct scenario *sc);
+
+/* Receive one skb taken off c's backlog (softirq context): IP and TCP input. */
+void netdev_rx(struct sim *sim, struct cpu *c, struct skb *skb);
+
+#endif

@@ -1,0 +1,386 @@
+/*
+ * run.c: tcpsim_run: build a sim from a scenario, warm up, measure, report.
+ *
+ * Measurement: counters and CPU accounting are snapshotted when warm-up
+ * ends; from then on the run is cut into batches of run.batch.  After
+ * run.min_batches, the run stops as soon as the 95% confidence interval of
+ * the batch-mean throughput (Student t, batch means as in Law & Kelton,
+ * "Simulation Modeling and Analysis", ch. 9) is within run.ci_target of the
+ * mean, or at run.duration.  Rates are over the measured interval only.
+ */
+#include "tcpsim.h"
+
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "cpu.h"
+#include "netdev.h"
+#include "sched.h"
+#include "skb.h"
+#include "tcp.h"
+#include "util.h"
+
+uint64_t sim_at(struct sim *sim, sim_ns t, evq_fn fn, void *obj, uint64_t arg)
+{
+	INVARIANT(t >= sim->now, "event scheduled in the past (%lld < %lld)", (long long)t, (long long)sim->now);
+	return evq_push(&sim->evq, t, fn, obj, arg);
+}
+
+bool sim_kernel_at_least(const struct sim *sim, int major, int minor)
+{
+	return sim->kernel_major > major || (sim->kernel_major == major && sim->kernel_minor >= minor);
+}
+
+/* Measurement state, owned by one run. */
+struct measure {
+	struct sim *sim;
+	sim_ns start;              /* end of warm-up */
+	struct counters mark;
+	uint64_t batch_mark_bytes;
+	double *batch_bps;
+	int nbatches, cap;
+	bool early;
+	double ci_pct;
+	sim_ns *sleep_mark;        /* per task: sleep_ns at warm-up end */
+};
+
+static void tick_ev(struct sim *sim, void *obj, uint64_t arg)
+{
+	struct cpu *c = obj;
+	(void)arg;
+	if (!cpu_is_idle(c)) { /* NOHZ: an idle CPU takes no tick */
+		sim->cnt.ticks++;
+		cpu_raise_irq(sim, c, IRQ_TICK, NULL);
+	}
+	sim_at(sim, sim->now + NS_PER_S / c->host->cfg->hz, tick_ev, c, 0);
+}
+
+static sim_ns task_sleep_now(const struct sim *sim, const struct task *t)
+{
+	return t->sleep_ns + (t->sleep_start >= 0 ? sim->now - t->sleep_start : 0);
+}
+
+static void batch_ev(struct sim *sim, void *obj, uint64_t arg);
+
+static void warmup_end_ev(struct sim *sim, void *obj, uint64_t arg)
+{
+	struct measure *m = obj;
+	(void)arg;
+	m->start = sim->now;
+	m->mark = sim->cnt;
+	m->batch_mark_bytes = sim->cnt.app_bytes;
+	for (int h = 0; h < sim->nhosts; h++)
+		for (int i = 0; i < sim->hosts[h].ncpus; i++)
+			sim->hosts[h].cpus[i].mark = sim->hosts[h].cpus[i].acct;
+	for (int i = 0; i < sim->ntasks; i++)
+		m->sleep_mark[i] = task_sleep_now(sim, &sim->tasks[i]);
+	sim_at(sim, sim->now + sim->sc->batch_ns, batch_ev, m, 0);
+}
+
+/* 95% CI half-width of the batch means, as a fraction of their mean. */
+static double batch_ci(const double *x, int n)
+{
+	double mean = 0, var = 0;
+	for (int i = 0; i < n; i++)
+		mean += x[i];
+	mean /= n;
+	for (int i = 0; i < n; i++)
+		var += (x[i] - mean) * (x[i] - mean);
+	var /= (n - 1);
+	if (mean <= 0)
+		return INFINITY;
+	return gsl_cdf_tdist_Pinv(0.975, n - 1) * sqrt(var / n) / mean;
+}
+
+static void batch_ev(struct sim *sim, void *obj, uint64_t arg)
+{
+	struct measure *m = obj;
+	const struct scenario *sc = sim->sc;
+	(void)arg;
+	if (m->nbatches == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 64;
+		m->batch_bps = xrealloc(m->batch_bps, (size_t)m->cap * sizeof(*m->batch_bps));
+	}
+	m->batch_bps[m->nbatches++] = (double)(sim->cnt.app_bytes - m->batch_mark_bytes) * 8e9 / (double)sc->batch_ns;
+	m->batch_mark_bytes = sim->cnt.app_bytes;
+	if (m->nbatches >= 2)
+		m->ci_pct = 100.0 * batch_ci(m->batch_bps, m->nbatches);
+	if (sim->now - m->start + sc->batch_ns > sc->duration_ns) {
+		sim->stop = true;
+		return;
+	}
+	if (sc->ci_target > 0 && m->nbatches >= sc->min_batches && m->ci_pct <= 100.0 * sc->ci_target) {
+		m->early = true;
+		sim->stop = true;
+		return;
+	}
+	sim_at(sim, sim->now + sc->batch_ns, batch_ev, m, 0);
+}
+
+static void parse_kernel(struct sim *sim, const char *v)
+{
+	int maj = 0, min = 0;
+	if (sscanf(v, "%d.%d", &maj, &min) < 1)
+		maj = 0;
+	sim->kernel_major = maj;
+	sim->kernel_minor = min;
+}
+
+static void host_init(struct sim *sim, struct host *h, int id, int ntasks, int nconns)
+{
+	const struct host_cfg *cfg = &sim->sc->host[id];
+	int n = cfg->cpus < 8 ? cfg->cpus : 8, lg = 0;
+
+	h->sim = sim;
+	h->id = id;
+	h->cfg = cfg;
+	h->ns_per_cycle = 1.0 / cfg->ghz;
+	h->ncpus = cfg->cpus;
+	while ((1 << (lg + 1)) <= n)
+		lg++;
+	h->sched_factor = 1 + lg; /* SCHED_TUNABLESCALING_LOG, kernel/sched/fair.c */
+	h->cpus = xcalloc((size_t)h->ncpus, sizeof(*h->cpus));
+	for (int i = 0; i < h->ncpus; i++) {
+		cpu_init(sim, h, &h->cpus[i], i, ntasks, nconns);
+		h->cpus[i].idle_since = 0;
+	}
+}
+
+static void sim_free(struct sim *sim)
+{
+	for (int h = 0; h < sim->nhosts; h++) {
+		for (int i = 0; i < sim->hosts[h].ncpus; i++)
+			cpu_release(&sim->hosts[h].cpus[i]);
+		free(sim->hosts[h].cpus);
+	}
+	if (sim->dev && sim->dev->release)
+		sim->dev->release(sim);
+	skb_pool_release(sim);
+	free(sim->tasks);
+	free(sim->conns);
+	evq_release(&sim->evq);
+	if (sim->rng)
+		gsl_rng_free(sim->rng);
+}
+
+static void task_setup(struct sim *sim, struct task *t, int id, const char *role, int inst, struct host *h,
+		       int pin, const struct app_ops *ops, struct tcp_conn *tc)
+{
+	t->id = id;
+	snprintf(t->name, sizeof(t->name), "%s/%d", role, inst);
+	t->host = h;
+	t->pinned_cpu = pin;
+	t->ops = ops;
+	t->conn = tc;
+	t->state = TASK_SLEEPING;
+	t->sleep_start = -1;
+	INVARIANT(ops->step, "app ops without step");
+	(void)sim;
+}
+
+static double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0; }
+
+static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *out)
+{
+	const struct scenario *sc = sim->sc;
+	double secs = (double)(sim->now - ms->start) / 1e9;
+	struct counters d;
+	double bytes_s, host_util[2] = {0, 0};
+	int rhost = sim->nhosts > 1 ? 1 : 0;
+
+	memset(out, 0, sizeof(*out));
+#define DELTA(f) d.f = sim->cnt.f - ms->mark.f
+	DELTA(app_bytes); DELTA(data_frames); DELTA(data_segs); DELTA(wire_frames); DELTA(acks);
+	DELTA(netrx_softirqs); DELTA(timer_softirqs); DELTA(res_ipis); DELTA(cal_ipis); DELTA(hardirqs);
+	DELTA(ticks); DELTA(cs); DELTA(pgalloc); DELTA(pgfree); DELTA(gro_merges); DELTA(backlog_drops);
+	DELTA(wakeups); DELTA(acks_quick); DELTA(acks_rx); DELTA(acks_rbuf); DELTA(acks_delack);
+#undef DELTA
+	out->measured_s = secs;
+	out->warmup_s = (double)sc->warmup_ns / 1e9;
+	out->early_stop = ms->early;
+	out->batches = ms->nbatches;
+	out->tput_ci_pct = ms->ci_pct;
+	out->events = sim->events;
+	if (secs <= 0)
+		return;
+
+	/* CPU accounting per host, context and cost */
+	for (int h = 0; h < sim->nhosts; h++) {
+		struct host *hh = &sim->hosts[h];
+		double cap = secs * 1e9 * hh->ncpus, busy = 0;
+		for (int i = 0; i < hh->ncpus; i++) {
+			struct cpu *c = &hh->cpus[i];
+			double cb = 0;
+			for (int x = 0; x < CTX_N; x++) {
+				double v = c->acct.ctx_ns[x] - c->mark.ctx_ns[x];
+				cb += v;
+				out->host_ctx_pct[h][x] += pct(v, cap);
+			}
+			for (int k = 0; k < COST_N; k++)
+				out->host_cat_pct[h][k] += pct(c->acct.cost_ns[k] - c->mark.cost_ns[k], cap);
+			out->cpu_busy_pct[h][i] = fmin(100.0, pct(cb, secs * 1e9));
+			busy += cb;
+		}
+		host_util[h] = fmin(100.0, pct(busy, cap));
+	}
+
+	bytes_s = (double)d.app_bytes / secs;
+	out->v[METRIC_THROUGHPUT_TOTAL_MBPS] = bytes_s * 8 / 1e6;
+	out->v[METRIC_THROUGHPUT_MBPS] = out->v[METRIC_THROUGHPUT_TOTAL_MBPS] / sc->instances;
+	out->v[METRIC_CPU_SEND_PCT] = host_util[0];
+	out->v[METRIC_CPU_RECV_PCT] = host_util[rhost];
+	/* netperf: util% / 100 * ncpus * 1e6 / (KB/s), KB = 1024 bytes */
+	if (bytes_s > 0) {
+		out->v[METRIC_SD_SEND_US_PER_KB] = host_util[0] / 100 * sim->hosts[0].ncpus * 1e6 / (bytes_s / 1024);
+		out->v[METRIC_SD_RECV_US_PER_KB] =
+			host_util[rhost] / 100 * sim->hosts[rhost].ncpus * 1e6 / (bytes_s / 1024);
+	}
+	out->v[METRIC_NETRX_SOFTIRQS_PER_S] = (double)d.netrx_softirqs / secs;
+	out->v[METRIC_RES_IPIS_PER_S] = (double)d.res_ipis / secs;
+	out->v[METRIC_CAL_IPIS_PER_S] = (double)d.cal_ipis / secs;
+	out->v[METRIC_CS_PER_S] = (double)d.cs / secs;
+	out->v[METRIC_INTR_PER_S] = (double)(d.ticks + d.res_ipis + d.cal_ipis + d.hardirqs) / secs;
+	out->v[METRIC_HARDIRQS_PER_S] = (double)d.hardirqs / secs;
+	out->v[METRIC_PGALLOC_PER_S] = (double)d.pgalloc / secs;
+	out->v[METRIC_PGFREE_PER_S] = (double)d.pgfree / secs;
+	out->v[METRIC_SEGS_PER_S] = (double)d.data_segs / secs;
+	out->v[METRIC_FRAMES_PER_S] = (double)d.data_frames / secs;
+	out->v[METRIC_WIRE_FRAMES_PER_S] = (double)d.wire_frames / secs;
+	out->v[METRIC_ACKS_PER_S] = (double)d.acks / secs;
+	out->v[METRIC_GRO_MERGES_PER_S] = (double)d.gro_merges / secs;
+	if (d.data_frames) {
+		out->v[METRIC_SEGS_PER_FRAME] = (double)d.data_segs / (double)d.data_frames;
+		out->v[METRIC_ACKS_PER_FRAME] = (double)d.acks / (double)d.data_frames;
+	}
+
+	if (sim->nconns) {
+		struct tcp_conn *tc = &sim->conns[0];
+		out->mss_bytes = tc->mss_bytes;
+		out->size_goal_bytes = tc->size_goal_bytes;
+		out->sndbuf_bytes = tc->sndbuf;
+		out->rcvbuf_bytes = tc->rcvbuf;
+	}
+
+	/* bottleneck: the busiest CPU, else what the tasks were waiting for */
+	{
+		double best = -1, snd_sleep = 0, rcv_sleep = 0;
+		for (int h = 0; h < sim->nhosts; h++)
+			for (int i = 0; i < sim->hosts[h].ncpus; i++)
+				if (out->cpu_busy_pct[h][i] > best) {
+					best = out->cpu_busy_pct[h][i];
+					out->bottleneck_host = h;
+					out->bottleneck_cpu = i;
+				}
+		out->bottleneck_util_pct = best;
+		for (int i = 0; i < sim->ntasks; i++) {
+			double f = (double)(task_sleep_now(sim, &sim->tasks[i]) - ms->sleep_mark[i]) / (secs * 1e9);
+			if (i % 2 == 0)
+				snd_sleep += f / sc->instances;
+			else
+				rcv_sleep += f / sc->instances;
+		}
+		if (best >= 95.0) {
+			const struct host *bh = &sim->hosts[out->bottleneck_host];
+			if (host_util[out->bottleneck_host] >= 95.0 && bh->ncpus > 1)
+				snprintf(out->bottleneck_text, sizeof(out->bottleneck_text),
+					 "CPU: all %d CPUs of host %d (%s) busy, %.1f%%", bh->ncpus, bh->id,
+					 bh->cfg->name, host_util[out->bottleneck_host]);
+			else
+				snprintf(out->bottleneck_text, sizeof(out->bottleneck_text),
+					 "CPU: host %d (%s) cpu%d at %.1f%%", bh->id, bh->cfg->name, out->bottleneck_cpu,
+					 best);
+			out->bottleneck = BOTTLENECK_CPU;
+		} else if (snd_sleep > 0.5 && rcv_sleep > 0.5) {
+			snprintf(out->bottleneck_text, sizeof(out->bottleneck_text),
+				 "window: senders wait for ACKs %.0f%% and receivers for data %.0f%% of the time "
+				 "(busiest CPU %.1f%%)", 100 * snd_sleep, 100 * rcv_sleep, best);
+			out->bottleneck = BOTTLENECK_WINDOW;
+		} else if (snd_sleep > 0.5) {
+			snprintf(out->bottleneck_text, sizeof(out->bottleneck_text),
+				 "receiver: senders wait %.0f%% of the time, receivers busy (busiest CPU %.1f%%)",
+				 100 * snd_sleep, best);
+			out->bottleneck = BOTTLENECK_RECEIVER;
+		} else {
+			snprintf(out->bottleneck_text, sizeof(out->bottleneck_text),
+				 "none found: busiest CPU %.1f%%, senders asleep %.0f%%, receivers asleep %.0f%%", best,
+				 100 * snd_sleep, 100 * rcv_sleep);
+			out->bottleneck = BOTTLENECK_NONE;
+		}
+	}
+}
+
+int tcpsim_run(const struct scenario *sc, struct metrics *out, struct tcpsim_err *err)
+{
+	struct sim sim;
+	struct measure ms;
+	struct evq_ev ev;
+	int rh;
+
+	memset(&sim, 0, sizeof(sim));
+	memset(&ms, 0, sizeof(ms));
+	sim.sc = sc;
+	sim.dev = netdev_for(sc);
+	if (!sim.dev)
+		return err_set(err, TCPSIM_EUSAGE, "[link] type: '%s' path is not modelled in this version",
+			       sc->link_type == LINK_NIC ? "nic" : "?");
+	evq_init(&sim.evq);
+	sim.rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(sim.rng, (unsigned long)sc->seed);
+	parse_kernel(&sim, sc->host[0].kernel);
+
+	sim.nhosts = sc->link_type == LINK_NIC ? 2 : 1;
+	sim.nconns = sc->instances;
+	sim.ntasks = 2 * sc->instances;
+	for (int h = 0; h < sim.nhosts; h++)
+		host_init(&sim, &sim.hosts[h], h, sim.ntasks, sim.nconns);
+	if (sim.dev->init)
+		sim.dev->init(&sim);
+	rh = sim.nhosts - 1;
+
+	sim.tasks = xcalloc((size_t)sim.ntasks, sizeof(*sim.tasks));
+	sim.conns = xcalloc((size_t)sim.nconns, sizeof(*sim.conns));
+	ms.sleep_mark = xcalloc((size_t)sim.ntasks, sizeof(*ms.sleep_mark));
+	ms.sim = &sim;
+	for (int i = 0; i < sc->instances; i++) {
+		struct tcp_conn *tc = &sim.conns[i];
+		struct task *snd = &sim.tasks[2 * i], *rcv = &sim.tasks[2 * i + 1];
+		struct host *sh = &sim.hosts[0], *rhh = &sim.hosts[rh];
+		int scpu = sc->send_cpu >= 0 ? sc->send_cpu : (2 * i) % sh->ncpus;
+		int rcpu = sc->recv_cpu >= 0 ? sc->recv_cpu : (2 * i + 1) % rhh->ncpus;
+
+		tcp_conn_init(&sim, tc, i, sh, rhh);
+		task_setup(&sim, snd, 2 * i, "netperf", i, sh, sc->send_cpu,
+			   sc->test == APP_TCP_SENDFILE ? &app_sendfile_sender : &app_stream_sender, tc);
+		task_setup(&sim, rcv, 2 * i + 1, "netserver", i, rhh, sc->recv_cpu, &app_receiver, tc);
+		tc->sender = snd;
+		tc->receiver = rcv;
+		rcv->cpu = &rhh->cpus[rcpu];
+		snd->cpu = &sh->cpus[scpu];
+		sched_start_task(&sim, rcv, rcv->cpu);
+		sched_start_task(&sim, snd, snd->cpu);
+	}
+	for (int h = 0; h < sim.nhosts; h++) {
+		struct host *hh = &sim.hosts[h];
+		sim_ns period = NS_PER_S / hh->cfg->hz;
+		for (int i = 0; i < hh->ncpus; i++)
+			sim_at(&sim, period * (i + 1) / hh->ncpus, tick_ev, &hh->cpus[i], 0);
+	}
+	sim_at(&sim, sc->warmup_ns, warmup_end_ev, &ms, 0);
+
+	while (!sim.stop && evq_pop(&sim.evq, &ev)) {
+		INVARIANT(ev.t >= sim.now, "time went backwards: event %llu at %lld < %lld",
+			  (unsigned long long)sim.events, (long long)ev.t, (long long)sim.now);
+		sim.now = ev.t;
+		sim.events++;
+		ev.fn(&sim, ev.obj, ev.arg);
+	}
+	fill_metrics(&sim, &ms, out);
+	free(ms.batch_bps);
+	free(ms.sleep_mark);
+	sim_free(&sim);
+	return TCPSIM_OK;
+}

@@ -1,0 +1,294 @@
+/*
+ * sched.c: tasks on CPUs (see sched.h for what is imitated and the states).
+ */
+#include "sched.h"
+
+#include <string.h>
+
+#include "app.h"
+#include "cpu.h"
+#include "util.h"
+
+static sim_ns latency_ns(const struct cpu *c)
+{
+	return c->host->sim->sc->sched_latency_ns * c->host->sched_factor;
+}
+
+static sim_ns min_gran_ns(const struct cpu *c)
+{
+	return c->host->sim->sc->sched_min_gran_ns * c->host->sched_factor;
+}
+
+static sim_ns wakeup_gran_ns(const struct cpu *c)
+{
+	return c->host->sim->sc->sched_wakeup_gran_ns * c->host->sched_factor;
+}
+
+static uint32_t nr_running(const struct cpu *c)
+{
+	return c->nrq + (c->curr ? 1 : 0);
+}
+
+static void rq_add(struct cpu *c, struct task *t)
+{
+	c->rq[c->nrq++] = t;
+	t->state = TASK_RUNNABLE;
+	t->cpu = c;
+}
+
+static void rq_remove_at(struct cpu *c, uint32_t i)
+{
+	c->rq[i] = c->rq[--c->nrq];
+}
+
+/* Index of the task with the smallest vruntime (ties: lowest id), or -1. */
+static int rq_pick(const struct cpu *c)
+{
+	int best = -1;
+	for (uint32_t i = 0; i < c->nrq; i++) {
+		const struct task *t = c->rq[i];
+		if (best < 0 || t->vruntime_ns < c->rq[best]->vruntime_ns ||
+		    (t->vruntime_ns == c->rq[best]->vruntime_ns && t->id < c->rq[best]->id))
+			best = (int)i;
+	}
+	return best;
+}
+
+static void update_min_vruntime(struct cpu *c)
+{
+	double m = c->curr ? c->curr->vruntime_ns : -1;
+	for (uint32_t i = 0; i < c->nrq; i++)
+		if (m < 0 || c->rq[i]->vruntime_ns < m)
+			m = c->rq[i]->vruntime_ns;
+	if (m > c->min_vruntime)
+		c->min_vruntime = m;
+}
+
+static void account_curr(struct sim *sim, struct cpu *c)
+{
+	if (c->curr) {
+		c->curr->vruntime_ns += (double)(sim->now - c->exec_start);
+		c->exec_start = sim->now;
+	}
+}
+
+/* A waiting task another CPU may take: not pinned elsewhere. */
+static int movable_index(const struct cpu *from, const struct cpu *to)
+{
+	int pick = -1;
+	for (uint32_t i = 0; i < from->nrq; i++) {
+		const struct task *t = from->rq[i];
+		if (t->pinned_cpu >= 0 && t->pinned_cpu != to->id)
+			continue;
+		/* detach_tasks takes from the tail of the busiest queue: the largest vruntime */
+		if (pick < 0 || t->vruntime_ns > from->rq[pick]->vruntime_ns ||
+		    (t->vruntime_ns == from->rq[pick]->vruntime_ns && t->id > from->rq[pick]->id))
+			pick = (int)i;
+	}
+	return pick;
+}
+
+static void migrate(struct cpu *from, int idx, struct cpu *to)
+{
+	struct task *t = from->rq[idx];
+	/* keep its lag relative to the queue it leaves */
+	double lag = t->vruntime_ns - from->min_vruntime;
+	rq_remove_at(from, (uint32_t)idx);
+	t->vruntime_ns = to->min_vruntime + lag;
+	rq_add(to, t);
+}
+
+/* Pull one waiting task from the busiest CPU of the host; true if pulled. */
+static bool pull_task(struct sim *sim, struct cpu *c, uint32_t min_imbalance)
+{
+	struct host *h = c->host;
+	struct cpu *busiest = NULL;
+	(void)sim;
+	for (int i = 0; i < h->ncpus; i++) {
+		struct cpu *o = &h->cpus[i];
+		if (o == c || o->nrq == 0)
+			continue;
+		if (nr_running(o) < nr_running(c) + min_imbalance)
+			continue;
+		if (!busiest || nr_running(o) > nr_running(busiest))
+			busiest = o;
+	}
+	if (!busiest)
+		return false;
+	int idx = movable_index(busiest, c);
+	if (idx < 0)
+		return false;
+	migrate(busiest, idx, c);
+	return true;
+}
+
+/* __schedule(): put prev back if still runnable, pick next, switch. */
+static void schedule(struct sim *sim, struct cpu *c)
+{
+	struct task *prev = c->curr, *next = NULL;
+	int idx;
+
+	account_curr(sim, c);
+	c->need_resched = false;
+	if (prev && prev->state == TASK_RUNNING) {
+		rq_add(c, prev);
+	}
+	c->curr = NULL;
+	idx = rq_pick(c);
+	if (idx < 0 && pull_task(sim, c, 1))
+		idx = rq_pick(c);
+	if (idx >= 0) {
+		next = c->rq[idx];
+		rq_remove_at(c, (uint32_t)idx);
+		next->state = TASK_RUNNING;
+		next->cpu = c;
+	}
+	c->curr = next;
+	c->exec_start = sim->now;
+	if (next) {
+		sim_ns period = latency_ns(c);
+		uint32_t nr = nr_running(c);
+		sim_ns mg = min_gran_ns(c);
+		if ((sim_ns)nr * mg > period)
+			period = (sim_ns)nr * mg;
+		c->slice_end = sim->now + period / (nr ? nr : 1);
+		if (next->sleep_start >= 0) {
+			next->sleep_ns += sim->now - next->sleep_start;
+			next->sleep_start = -1;
+		}
+	}
+	update_min_vruntime(c);
+	if (prev != next) {
+		sim->cnt.cs++;
+		cpu_charge(sim, c, COST_CTXSW, c->host->cfg->cost_cycles[COST_CTXSW]);
+	}
+}
+
+void sched_start_task(struct sim *sim, struct task *t, struct cpu *c)
+{
+	t->vruntime_ns = c->min_vruntime;
+	t->sleep_start = -1;
+	rq_add(c, t);
+	if (!c->curr)
+		c->need_resched = true;
+	cpu_kick(sim, c);
+}
+
+void sched_process_step(struct sim *sim, struct cpu *c)
+{
+	if (c->curr == NULL || c->need_resched) {
+		if (c->curr == NULL && c->nrq == 0 && !pull_task(sim, c, 1)) {
+			c->need_resched = false;
+			return; /* stay idle */
+		}
+		schedule(sim, c);
+		return;
+	}
+	struct task *t = c->curr;
+	if (t->ops->step(sim, c, t) == APP_BLOCK) {
+		INVARIANT(t->state == TASK_SLEEPING, "task %s blocked without sleeping", t->name);
+		schedule(sim, c);
+	}
+}
+
+void sched_block(struct sim *sim, struct cpu *c, struct task *t)
+{
+	INVARIANT(c->curr == t && t->state == TASK_RUNNING, "task %s blocks but is not running on cpu%d", t->name,
+		  c->id);
+	t->state = TASK_SLEEPING;
+	t->sleep_start = sim->now;
+}
+
+static struct cpu *select_cpu(struct cpu *waker, struct task *t)
+{
+	struct host *h = t->host;
+	struct cpu *prev = t->cpu, *target;
+
+	if (t->pinned_cpu >= 0)
+		return &h->cpus[t->pinned_cpu];
+	target = prev;
+	if (waker && waker->host == h && h->sim->sc->wake_affine && nr_running(waker) <= nr_running(prev))
+		target = waker;
+	if (cpu_is_idle(target))
+		return target;
+	if (cpu_is_idle(prev))
+		return prev;
+	for (int i = 1; i <= h->ncpus; i++) {
+		struct cpu *o = &h->cpus[(target->id + i) % h->ncpus];
+		if (cpu_is_idle(o))
+			return o;
+	}
+	return target;
+}
+
+static void resched_cpu(struct sim *sim, struct cpu *waker, struct cpu *target, bool was_idle)
+{
+	if (target->need_resched)
+		return; /* already flagged: no second IPI (resched_curr) */
+	target->need_resched = true;
+	if (target == waker)
+		return;
+	if (waker)
+		cpu_charge(sim, waker, COST_IPI_SEND, waker->host->cfg->cost_cycles[COST_IPI_SEND]);
+	/* Since Linux 5.8 (ttwu_queue_wakelist) the wakeup of an idle remote CPU is
+	 * a function-call IPI; a reschedule of a busy one stays RES. */
+	if (was_idle && sim_kernel_at_least(sim, 5, 8)) {
+		sim->cnt.cal_ipis++;
+		cpu_raise_irq(sim, target, IRQ_IPI_CAL, NULL);
+	} else {
+		sim->cnt.res_ipis++;
+		cpu_raise_irq(sim, target, IRQ_IPI_RES, NULL);
+	}
+}
+
+void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t)
+{
+	struct cpu *target;
+	bool was_idle;
+
+	if (t->state != TASK_SLEEPING)
+		return;
+	sim->cnt.wakeups++;
+	if (waker)
+		cpu_charge(sim, waker, COST_WAKEUP, waker->host->cfg->cost_cycles[COST_WAKEUP]);
+	target = select_cpu(waker, t);
+	was_idle = cpu_is_idle(target);
+	/* place_entity: a sleeper gets at most half a latency of credit */
+	{
+		double floor_v = target->min_vruntime - (double)latency_ns(target) / 2;
+		if (t->cpu != target) /* migrating: vruntime is relative to the old queue */
+			t->vruntime_ns = t->vruntime_ns - t->cpu->min_vruntime + target->min_vruntime;
+		if (t->vruntime_ns < floor_v)
+			t->vruntime_ns = floor_v;
+	}
+	rq_add(target, t);
+	if (target->curr == NULL) {
+		resched_cpu(sim, waker, target, was_idle);
+	} else {
+		/* check_preempt_wakeup */
+		struct task *cur = target->curr;
+		double cur_v = cur->vruntime_ns + (double)(sim->now - target->exec_start);
+		if (cur_v - t->vruntime_ns > (double)wakeup_gran_ns(target))
+			resched_cpu(sim, waker, target, false);
+	}
+	if (target != waker)
+		cpu_kick(sim, target);
+}
+
+void sched_tick(struct sim *sim, struct cpu *c)
+{
+	account_curr(sim, c);
+	if (c->curr && c->nrq && sim->now >= c->slice_end)
+		c->need_resched = true; /* check_preempt_tick */
+	/* periodic balance: even out run queues across the host */
+	if (pull_task(sim, c, 2) && !c->curr)
+		c->need_resched = true;
+}
+
+void sched_ipi(struct sim *sim, struct cpu *c, int kind)
+{
+	(void)sim;
+	(void)kind;
+	/* need_resched was set by the sender; schedule() runs at the next
+	 * process boundary, after any pending softirqs. */
+}

@@ -1,0 +1,62 @@
+/*
+ * sched: tasks, run queues and wakeups, after Linux CFS (kernel/sched/fair.c,
+ * 3.x era) in the parts that decide a bulk transfer's costs:
+ *   - per-CPU run queues ordered by vruntime (ties by task id);
+ *   - time slices: period = max(latency, nr * min_granularity), slice =
+ *     period / nr, with both tunables scaled by 1 + ilog2(min(ncpus, 8))
+ *     (SCHED_TUNABLESCALING_LOG);
+ *   - wakeup placement: pinned CPU, else the waker's CPU when wake_affine
+ *     and it is no busier than the task's previous CPU, else previous; an
+ *     idle CPU is preferred when the chosen one is busy (select_idle_sibling);
+ *   - wakeup preemption when the woken task's vruntime is ahead of the
+ *     current one's by more than the wakeup granularity;
+ *   - a cross-CPU reschedule is an IPI: RES before Linux 5.8; from 5.8 a
+ *     wakeup of an idle CPU goes through the wakelist and counts as CAL;
+ *   - newly-idle balancing pulls a waiting task; the tick balances load.
+ * Not modelled: cgroups, NUMA, nice levels, SMT-aware placement.
+ *
+ * Task states: RUNNING (a CPU's curr) -> SLEEPING (sched_block) ->
+ * RUNNABLE (sched_wakeup: on a run queue) -> RUNNING (sched_schedule).
+ * A preempted RUNNING task goes back to RUNNABLE in sched_schedule.
+ */
+#ifndef TCPSIM_SCHED_H
+#define TCPSIM_SCHED_H
+
+#include "sim.h"
+
+enum task_state { TASK_RUNNING, TASK_RUNNABLE, TASK_SLEEPING };
+
+struct app_ops;
+
+struct task {
+	int id;
+	char name[24];
+	struct host *host;
+	struct cpu *cpu;            /* CPU it runs or last ran on */
+	int pinned_cpu;             /* -1: any */
+	enum task_state state;
+	double vruntime_ns;
+	const struct app_ops *ops;
+	struct tcp_conn *conn;
+	/* application state, owned by app.c */
+	bool in_call;
+	int64_t call_left;          /* sender: bytes left in this send call */
+	int64_t call_done;          /* receiver: bytes copied in this recv call */
+	uint64_t file_off;          /* sendfile: offset in the file */
+	uint64_t calls;
+	sim_ns sleep_ns, sleep_start;
+};
+
+void sched_start_task(struct sim *sim, struct task *t, struct cpu *c);
+/* Process-context step on c: run curr's next step, or schedule. */
+void sched_process_step(struct sim *sim, struct cpu *c);
+/* curr of c blocks (called from its own step). */
+void sched_block(struct sim *sim, struct cpu *c, struct task *t);
+/* Wake t; `waker` is the CPU whose step does it (charged the cost). */
+void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t);
+/* Scheduler tick on c (hardirq context). */
+void sched_tick(struct sim *sim, struct cpu *c);
+/* An IPI arrived on c. */
+void sched_ipi(struct sim *sim, struct cpu *c, int irq_kind);
+
+#endif

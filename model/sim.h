@@ -1,0 +1,127 @@
+/*
+ * sim: the state of one run, and the entities it owns.
+ *
+ * Everything that changes during a run lives under one struct sim (clock,
+ * event queue, hosts, CPUs, tasks, connections, skbs, RNG, counters); every
+ * model function takes it first.  tcpsim_run() creates one, runs it and
+ * frees it, so runs are independent and may proceed in parallel threads.
+ *
+ * Ownership: sim owns hosts; a host owns its CPUs; sim owns tasks, conns and
+ * the skb pool.  Pointers between entities are borrowed and live as long as
+ * the sim.
+ *
+ * Module map (each file says what of the kernel it imitates):
+ *   cpu.c      contexts (hardirq > softirq > process), chunks of work,
+ *              preemption by hardirqs, accounting per context and cost
+ *   sched.c    tasks, per-CPU run queues, wakeups, IPIs, CFS-like slices
+ *   tcp.c      one connection's sender and receiver state, ACK policy
+ *   netdev.c   device paths (loopback; NIC in a later module)
+ *   app.c      netperf TCP_STREAM / TCP_SENDFILE and the recv() loop
+ *   skb.c      skb pool, slab page and socket page-frag accounting
+ *   run.c      tcpsim_run: build, warm up, measure, stop when steady
+ */
+#ifndef TCPSIM_SIM_H
+#define TCPSIM_SIM_H
+
+#include <gsl/gsl_rng.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "evq.h"
+#include "metrics.h"
+#include "scenario.h"
+
+enum ctx { CTX_HARDIRQ, CTX_SOFTIRQ, CTX_PROCESS, CTX_N };
+
+struct sim;
+struct host;
+struct cpu;
+struct task;
+struct tcp_conn;
+struct skb;
+struct skb_block;
+struct netdev_ops;
+
+/* A FIFO of skbs (backlog, write queue, receive queue). */
+struct skb_list {
+	struct skb *head, *tail;
+	uint32_t len;
+};
+
+/* Counters the report is made of; snapshotted at the end of warm-up. */
+struct counters {
+	uint64_t app_bytes;        /* bytes copied to receivers' user space */
+	uint64_t data_frames;      /* frames TCP handed to the device (GSO/TSO units) */
+	uint64_t data_segs;        /* MSS-sized segments in them */
+	uint64_t wire_frames;      /* frames on the wire (NIC) */
+	uint64_t acks;             /* pure ACKs sent, of which: */
+	uint64_t acks_quick;       /*   in quickack mode */
+	uint64_t acks_rx;          /*   at once on receipt (more than one rcv_mss unacked) */
+	uint64_t acks_rbuf;        /*   after recv() copied (tcp_cleanup_rbuf) */
+	uint64_t acks_delack;      /*   by the delayed-ACK timer */
+	uint64_t netrx_softirqs;   /* NET_RX handler runs */
+	uint64_t timer_softirqs;
+	uint64_t res_ipis, cal_ipis;
+	uint64_t hardirqs;         /* device interrupts */
+	uint64_t ticks;            /* local timer interrupts on non-idle CPUs */
+	uint64_t cs;               /* context switches */
+	uint64_t pgalloc, pgfree;  /* 4 KB pages */
+	uint64_t gro_merges;
+	uint64_t backlog_drops;
+	uint64_t ofo;              /* frames that arrived ahead of rcv_nxt */
+	uint64_t wakeups;
+};
+
+/* Per-CPU accounting, in ns; snapshotted at the end of warm-up. */
+struct cpu_acct {
+	double ctx_ns[CTX_N];
+	double cost_ns[COST_N];
+};
+
+struct host {
+	struct sim *sim;
+	int id;
+	const struct host_cfg *cfg;
+	double ns_per_cycle;
+	int ncpus;
+	struct cpu *cpus;
+	int sched_factor;          /* 1 + ilog2(min(ncpus, 8)): CFS tunable scaling */
+};
+
+struct sim {
+	const struct scenario *sc;
+	sim_ns now;
+	struct evq evq;
+	uint64_t events;
+	gsl_rng *rng;
+
+	struct host hosts[2];
+	int nhosts;
+
+	struct task *tasks;
+	int ntasks;
+	struct tcp_conn *conns;
+	int nconns;
+
+	struct skb *skb_free_list;   /* pool of unused skb structs */
+	struct skb_block *skb_blocks; /* storage of all skbs (skb.c) */
+	uint64_t skbs_live;
+
+	const struct netdev_ops *dev; /* link.type's path */
+	void *dev_state;
+
+	struct counters cnt;
+	bool stop;                   /* the run is over (duration or steady) */
+	int kernel_major, kernel_minor;
+};
+
+/* Current simulated time. */
+static inline sim_ns sim_now(const struct sim *sim) { return sim->now; }
+
+/* Schedule fn(sim, obj, arg) at absolute time t (>= now). */
+uint64_t sim_at(struct sim *sim, sim_ns t, evq_fn fn, void *obj, uint64_t arg);
+
+/* Kernel version imitated by the sending host's profile is at least major.minor. */
+bool sim_kernel_at_least(const struct sim *sim, int major, int minor);
+
+#endif

@@ -1,0 +1,180 @@
+/*
+ * skb.c: skb pool and page accounting (see skb.h for the memory model).
+ */
+#include "skb.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+#include "tcp.h"
+#include "util.h"
+
+#define PAGE_BYTES 4096
+
+void skb_list_push(struct skb_list *l, struct skb *s)
+{
+	s->next = NULL;
+	if (l->tail)
+		l->tail->next = s;
+	else
+		l->head = s;
+	l->tail = s;
+	l->len++;
+}
+
+struct skb *skb_list_pop(struct skb_list *l)
+{
+	struct skb *s = l->head;
+	if (!s)
+		return NULL;
+	l->head = s->next;
+	if (!l->head)
+		l->tail = NULL;
+	l->len--;
+	s->next = NULL;
+	return s;
+}
+
+/* skbs come from blocks owned by the sim and freed all at once at the end,
+ * so skbs still queued (or in flight in events) when a run stops are not
+ * leaked. */
+#define SKB_BLOCK 256
+struct skb_block {
+	struct skb_block *next;
+	struct skb items[SKB_BLOCK];
+};
+
+static struct skb *skb_get(struct sim *sim)
+{
+	struct skb *s = sim->skb_free_list;
+	if (!s) {
+		struct skb_block *b = xmalloc(sizeof(*b));
+		b->next = sim->skb_blocks;
+		sim->skb_blocks = b;
+		for (int i = SKB_BLOCK - 1; i >= 0; i--) {
+			b->items[i].next = sim->skb_free_list;
+			sim->skb_free_list = &b->items[i];
+		}
+		s = sim->skb_free_list;
+	}
+	sim->skb_free_list = s->next;
+	memset(s, 0, sizeof(*s));
+	sim->skbs_live++;
+	return s;
+}
+
+static void skb_put(struct sim *sim, struct skb *s)
+{
+	s->next = sim->skb_free_list;
+	sim->skb_free_list = s;
+	sim->skbs_live--;
+}
+
+static void slab_alloc(struct sim *sim, struct cpu *c)
+{
+	const struct scenario *sc = sim->sc;
+	if (c->slab_free == 0) {
+		sim->cnt.pgalloc += (uint64_t)sc->slab_pages;
+		cpu_charge(sim, c, COST_PAGE_ALLOC, c->host->cfg->cost_cycles[COST_PAGE_ALLOC] * sc->slab_pages);
+		c->slab_free += sc->slab_objs;
+	}
+	c->slab_free--;
+}
+
+static void slab_free(struct sim *sim, struct cpu *c)
+{
+	const struct scenario *sc = sim->sc;
+	c->slab_free++;
+	if (c->slab_free > sc->slab_cpu_objs && c->slab_free >= sc->slab_objs) {
+		sim->cnt.pgfree += (uint64_t)sc->slab_pages;
+		cpu_charge(sim, c, COST_PAGE_FREE, c->host->cfg->cost_cycles[COST_PAGE_FREE] * sc->slab_pages);
+		c->slab_free -= sc->slab_objs;
+	}
+}
+
+struct skb *skb_alloc(struct sim *sim, struct cpu *c, enum skb_kind kind)
+{
+	struct skb *s = skb_get(sim);
+	s->kind = (uint8_t)kind;
+	s->refs = 1;
+	s->alloc_cpu = c->id;
+	s->truesize = sim->sc->skb_overhead_bytes;
+	cpu_charge(sim, c, COST_SKB_ALLOC, c->host->cfg->cost_cycles[COST_SKB_ALLOC]);
+	slab_alloc(sim, c);
+	return s;
+}
+
+struct skb *skb_clone(struct sim *sim, struct skb *orig)
+{
+	struct skb *s = skb_get(sim);
+	*s = *orig;
+	s->next = NULL;
+	s->orig = orig;
+	s->refs = 0;
+	orig->refs++;
+	return s;
+}
+
+/* Drop a reference to the slab object behind `obj` (an original). */
+static void obj_put(struct sim *sim, struct cpu *c, struct skb *obj)
+{
+	INVARIANT(obj->refs > 0, "skb freed twice");
+	if (--obj->refs == 0) {
+		cpu_charge(sim, c, COST_SKB_FREE, c->host->cfg->cost_cycles[COST_SKB_FREE]);
+		slab_free(sim, c);
+		skb_put(sim, obj);
+	}
+}
+
+void skb_free(struct sim *sim, struct cpu *c, struct skb *s)
+{
+	if (s->orig) {
+		struct skb *o = s->orig;
+		skb_put(sim, s);
+		obj_put(sim, c, o);
+	} else {
+		obj_put(sim, c, s);
+	}
+}
+
+void skb_frag_use(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint32_t bytes)
+{
+	const struct scenario *sc = sim->sc;
+	uint32_t frag_bytes = (uint32_t)sc->frag_pages * PAGE_BYTES;
+	while (bytes > 0) {
+		uint32_t n;
+		if (tc->frag_left == 0) {
+			sim->cnt.pgalloc += (uint64_t)sc->frag_pages;
+			cpu_charge(sim, c, COST_PAGE_ALLOC, c->host->cfg->cost_cycles[COST_PAGE_ALLOC] * sc->frag_pages);
+			tc->frag_left = frag_bytes;
+		}
+		n = bytes < tc->frag_left ? bytes : tc->frag_left;
+		tc->frag_left -= n;
+		bytes -= n;
+	}
+}
+
+void skb_frag_release(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint32_t bytes)
+{
+	const struct scenario *sc = sim->sc;
+	uint64_t frag_bytes = (uint64_t)sc->frag_pages * PAGE_BYTES;
+	tc->frag_freed += bytes;
+	while (tc->frag_freed >= frag_bytes) {
+		tc->frag_freed -= frag_bytes;
+		sim->cnt.pgfree += (uint64_t)sc->frag_pages;
+		cpu_charge(sim, c, COST_PAGE_FREE, c->host->cfg->cost_cycles[COST_PAGE_FREE] * sc->frag_pages);
+	}
+}
+
+void skb_pool_release(struct sim *sim)
+{
+	struct skb_block *b = sim->skb_blocks;
+	while (b) {
+		struct skb_block *n = b->next;
+		free(b);
+		b = n;
+	}
+	sim->skb_blocks = NULL;
+	sim->skb_free_list = NULL;
+}

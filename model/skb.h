@@ -1,0 +1,65 @@
+/*
+ * skb: socket buffers as the model needs them, and the memory they cost.
+ *
+ * An skb is a data frame (one GSO/TSO unit of `segs` segments of at most
+ * gso_size bytes each) or a pure ACK.  A transmitted data skb is a clone of
+ * the write-queue original (fclone): one slab object shared by both, freed
+ * when the second reference goes (refs).
+ *
+ * Page accounting (what proc-vmstat.pgalloc_normal / pgfree count):
+ *  - skb objects come from a slab cache whose slabs hold mem.slab_objs
+ *    objects in mem.slab_pages pages (kmalloc-1024: 32 objects in an
+ *    order-3 slab of 8 pages, /proc/slabinfo).  Each CPU keeps the free
+ *    objects it frees; it takes a new slab from the page allocator when it
+ *    has none and gives one back when it holds more than mem.slab_cpu_objs.
+ *    An skb allocated on one CPU and freed on another therefore churns
+ *    pages; this is the model of SLUB's per-CPU slabs and remote frees.
+ *  - TCP_STREAM copies into the socket's page frag, an order-3 (32 KB,
+ *    mem.frag_pages pages) allocation refilled when used up
+ *    (sk_page_frag_refill); the pages are freed once the data in them is
+ *    acknowledged and freed.
+ */
+#ifndef TCPSIM_SKB_H
+#define TCPSIM_SKB_H
+
+#include "sim.h"
+
+enum skb_kind { SKB_DATA, SKB_ACK };
+
+struct skb {
+	struct skb *next;
+	struct tcp_conn *conn;
+	uint8_t kind;
+	bool sent;               /* write queue: handed to the device */
+	uint16_t segs;
+	uint32_t gso_size;       /* MSS of the segments (0 for ACKs) */
+	uint32_t len;            /* payload bytes */
+	uint32_t consumed;       /* receive queue: bytes already copied out */
+	int truesize;
+	uint64_t seq;            /* first byte */
+	uint64_t ack_seq;        /* ACK: cumulative ack */
+	uint64_t wnd_end;        /* ACK: right edge of the advertised window */
+	struct skb *orig;        /* clone: the write-queue skb it shares memory with */
+	int refs;                /* original: references to the slab object */
+	int alloc_cpu;
+	struct host *dst_host;   /* host that will receive it */
+};
+
+void skb_list_push(struct skb_list *l, struct skb *s);
+struct skb *skb_list_pop(struct skb_list *l);
+
+/* New skb struct charged to c: SKB_ALLOC cost and one slab object. */
+struct skb *skb_alloc(struct sim *sim, struct cpu *c, enum skb_kind kind);
+/* A clone (fclone companion): no allocation, takes a reference on orig. */
+struct skb *skb_clone(struct sim *sim, struct skb *orig);
+/* Drop one reference; the slab object is freed on c with the last one. */
+void skb_free(struct sim *sim, struct cpu *c, struct skb *s);
+
+/* Page frags: account `bytes` copied into a STREAM socket's frag on c. */
+void skb_frag_use(struct sim *sim, struct cpu *c, struct tcp_conn *conn, uint32_t bytes);
+/* ... and `bytes` of frag data freed on c. */
+void skb_frag_release(struct sim *sim, struct cpu *c, struct tcp_conn *conn, uint32_t bytes);
+
+void skb_pool_release(struct sim *sim);
+
+#endif

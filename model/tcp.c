@@ -1,0 +1,536 @@
+/*
+ * tcp.c: one bulk TCP connection (see tcp.h for what it imitates).
+ *
+ * Sources of the rules, Linux 3.6 unless noted:
+ *  - MSS: mtu - 20 (IPv4) - 20 (TCP) - 12 (timestamps option), tcp_mtu_to_mss
+ *    and tcp_established_options.
+ *  - size goal: tcp_xmit_size_goal and tcp_bound_to_half_wnd (tcp.c).
+ *  - initial receive window and rcv_mss: tcp_select_initial_window
+ *    (tcp_output.c), tcp_initialize_rcv_mss (tcp_input.c).
+ *  - window selection: __tcp_select_window, tcp_select_window (tcp_output.c);
+ *    tcp_win_from_space with tcp_adv_win_scale (tcp.h).
+ *  - ACK policy: __tcp_ack_snd_check, tcp_measure_rcv_mss (tcp_input.c),
+ *    tcp_cleanup_rbuf (tcp.c), quickack: TCP_MAX_QUICKACKS = 16.
+ *  - buffer autotuning: tcp_rcv_space_adjust, tcp_sndbuf_expand (3.16 name;
+ *    tcp_new_space in 3.6): sndbuf = 2 * cwnd * per-segment memory.
+ *  - write space: sk_stream_write_space wakes a writer once free space is
+ *    at least half of what is queued (sk_stream_min_wspace).
+ *  - CUBIC: RFC 8312 (C = 0.4, beta = 0.7).
+ * No loss, reordering or retransmission is modelled: loopback and the
+ * clean LAN of the reports drop nothing.
+ */
+#include "tcp.h"
+
+#include <math.h>
+
+#include "cpu.h"
+#include "netdev.h"
+#include "sched.h"
+#include "skb.h"
+#include "util.h"
+
+#define IP_HDR 20
+#define TCP_HDR 20
+#define TCP_TS_OPT 12
+#define TCP_MSS_DEFAULT 536
+#define TCP_MIN_MSS 88
+#define TCP_MAX_QUICKACKS 16
+#define TCP_INIT_RCVWND 10
+
+static int64_t win_from_space(const struct tcp_conn *tc, int64_t space)
+{
+	int s = tc->sim->sc->adv_win_scale;
+	if (space < 0)
+		space = 0;
+	return s <= 0 ? space >> -s : space - (space >> s);
+}
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* ------------------------------------------------------------------ */
+/* congestion control                                                  */
+
+static void reno_init(struct tcp_conn *tc) { (void)tc; }
+
+static void slow_start_or(struct tcp_conn *tc, uint32_t acked, bool *in_ss)
+{
+	*in_ss = tc->snd_cwnd < tc->snd_ssthresh;
+	if (*in_ss)
+		tc->snd_cwnd += acked;
+}
+
+static void reno_cong_avoid(struct sim *sim, struct tcp_conn *tc, uint32_t acked)
+{
+	bool ss;
+	(void)sim;
+	slow_start_or(tc, acked, &ss);
+	if (!ss)
+		tc->snd_cwnd += (double)acked / tc->snd_cwnd; /* +1 MSS per RTT */
+}
+
+static void cubic_init(struct tcp_conn *tc)
+{
+	tc->cubic_wmax = 0;
+	tc->cubic_epoch = -1;
+}
+
+static void cubic_cong_avoid(struct sim *sim, struct tcp_conn *tc, uint32_t acked)
+{
+	const double C = 0.4, beta = 0.7;
+	double t, rtt_s, target;
+	bool ss;
+
+	slow_start_or(tc, acked, &ss);
+	if (ss)
+		return;
+	if (tc->cubic_epoch < 0) {
+		tc->cubic_epoch = sim->now;
+		if (tc->cubic_wmax < tc->snd_cwnd)
+			tc->cubic_wmax = tc->snd_cwnd;
+		tc->cubic_k = cbrt(tc->cubic_wmax * (1 - beta) / C);
+	}
+	rtt_s = (double)(2 * sim->sc->delay_ns) / 1e9;
+	t = (double)(sim->now - tc->cubic_epoch) / 1e9 + rtt_s;
+	target = C * pow(t - tc->cubic_k, 3) + tc->cubic_wmax; /* RFC 8312 eq. 1 */
+	if (target > tc->snd_cwnd)
+		tc->snd_cwnd += (target - tc->snd_cwnd) / tc->snd_cwnd * acked;
+	else
+		tc->snd_cwnd += 0.01 * acked / tc->snd_cwnd;
+}
+
+const struct tcp_cc_ops tcp_reno = {.name = "reno", .init = reno_init, .cong_avoid = reno_cong_avoid};
+const struct tcp_cc_ops tcp_cubic = {.name = "cubic", .init = cubic_init, .cong_avoid = cubic_cong_avoid};
+
+/* ------------------------------------------------------------------ */
+/* set-up                                                              */
+
+void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *snd, struct host *rcv)
+{
+	const struct scenario *sc = sim->sc;
+	int ts = sc->timestamps ? TCP_TS_OPT : 0;
+	int64_t space;
+
+	tc->id = id;
+	tc->sim = sim;
+	tc->snd_host = snd;
+	tc->rcv_host = rcv;
+	tc->cc = sc->cc == CC_RENO ? &tcp_reno : &tcp_cubic;
+	INVARIANT(tc->cc->init && tc->cc->cong_avoid, "incomplete congestion control ops");
+
+	tc->advmss = sc->mtu_bytes - IP_HDR - TCP_HDR;
+	tc->mss_bytes = tc->advmss - ts;
+	INVARIANT(tc->mss_bytes > 0, "mtu %d leaves no payload", sc->mtu_bytes);
+	if (sc->gso || sc->tso) {
+		int hdr = IP_HDR + TCP_HDR + ts;
+		int segs = (sc->gso_max_bytes - 1 - hdr) / tc->mss_bytes;
+		tc->size_goal_bytes = (segs < 1 ? 1 : segs) * tc->mss_bytes;
+	} else {
+		tc->size_goal_bytes = tc->mss_bytes;
+	}
+
+	/* setsockopt(SO_SNDBUF/SO_RCVBUF) doubles the value (socket(7)) */
+	tc->sndbuf_locked = sc->sndbuf_bytes > 0;
+	tc->sndbuf = tc->sndbuf_locked ? 2 * sc->sndbuf_bytes : sc->wmem_default;
+	tc->rcvbuf_locked = sc->rcvbuf_bytes > 0;
+	tc->rcvbuf = tc->rcvbuf_locked ? 2 * sc->rcvbuf_bytes : sc->rmem_default;
+	/* tcp_fixup_rcvbuf / tcp_fixup_sndbuf: room for the initial windows */
+	{
+		int64_t per_seg = tc->advmss + sc->skb_overhead_bytes;
+		int64_t init_segs = TCP_INIT_RCVWND;
+		if (tc->mss_bytes > 1460)
+			init_segs = max64(1460 * TCP_INIT_RCVWND / tc->mss_bytes, 2);
+		if (!tc->rcvbuf_locked && tc->rcvbuf < 2 * per_seg * init_segs)
+			tc->rcvbuf = min64(2 * per_seg * init_segs, sc->rmem_max);
+		if (!tc->sndbuf_locked && tc->sndbuf < per_seg * sc->init_cwnd)
+			tc->sndbuf = min64(per_seg * sc->init_cwnd, sc->wmem_max);
+	}
+	tc->window_clamp = win_from_space(tc, tc->rcvbuf);
+
+	tc->snd_cwnd = sc->init_cwnd;
+	tc->snd_ssthresh = 1e12;
+	tc->cc->init(tc);
+
+	/* tcp_select_initial_window: at most 10 segments of 1460 to start */
+	space = tc->window_clamp;
+	{
+		int64_t init_segs = TCP_INIT_RCVWND;
+		if (tc->mss_bytes > 1460)
+			init_segs = max64(1460 * TCP_INIT_RCVWND / tc->mss_bytes, 2);
+		space = min64(space, init_segs * tc->mss_bytes);
+	}
+	tc->rcv_wnd = (uint32_t)space;
+	tc->snd_wnd_end = tc->rcv_wnd;
+	tc->max_window = tc->rcv_wnd;
+
+	/* tcp_initialize_rcv_mss */
+	{
+		int hint = min64(tc->advmss, tc->mss_bytes);
+		hint = (int)min64(hint, tc->rcv_wnd / 2);
+		hint = (int)min64(hint, TCP_MSS_DEFAULT);
+		tc->rcv_mss = hint < TCP_MIN_MSS ? TCP_MIN_MSS : hint;
+	}
+	tc->quick = (int)min64(tc->rcv_wnd / (2 * tc->rcv_mss), TCP_MAX_QUICKACKS);
+	tc->space_bytes = tc->rcv_wnd;
+	tc->space_time = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* sending                                                             */
+
+static int current_size_goal(const struct tcp_conn *tc)
+{
+	int64_t goal = tc->size_goal_bytes;
+	int64_t cutoff = tc->max_window > TCP_MSS_DEFAULT ? tc->max_window / 2 : tc->max_window;
+	if (cutoff > 0 && goal > cutoff)
+		goal = cutoff;
+	goal = goal / tc->mss_bytes * tc->mss_bytes;
+	return (int)(goal < tc->mss_bytes ? tc->mss_bytes : goal);
+}
+
+uint32_t tcp_send_append(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint32_t bytes, bool zerocopy)
+{
+	struct skb *tail = tc->wq.tail;
+	int goal = current_size_goal(tc);
+	uint32_t n;
+
+	(void)zerocopy;
+	if (!tail || tail->sent || tail->len >= (uint32_t)goal) {
+		if (tc->wmem_queued >= tc->sndbuf)
+			return 0; /* !sk_stream_memory_free */
+		tail = skb_alloc(sim, c, SKB_DATA);
+		tail->conn = tc;
+		tail->seq = tc->write_seq;
+		tail->dst_host = tc->rcv_host;
+		tc->wmem_queued += tail->truesize;
+		skb_list_push(&tc->wq, tail);
+		if (!tc->send_head)
+			tc->send_head = tail;
+	}
+	n = (uint32_t)goal - tail->len;
+	if (n > bytes)
+		n = bytes;
+	tail->len += n;
+	tail->truesize += (int)n;
+	tc->wmem_queued += n;
+	tc->write_seq += n;
+	if (tail->len >= (uint32_t)goal)
+		tcp_push(sim, c, tc, false); /* tcp_push_one: a full frame goes now */
+	return n;
+}
+
+/* Split skb so that it holds `len` bytes; the rest becomes a new unsent skb
+ * right after it (tso_fragment). */
+static void split_skb(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb, uint32_t len)
+{
+	struct skb *rest = skb_alloc(sim, c, SKB_DATA);
+	uint32_t moved = skb->len - len;
+
+	rest->conn = tc;
+	rest->dst_host = skb->dst_host;
+	rest->seq = skb->seq + len;
+	rest->len = moved;
+	rest->truesize += (int)moved;
+	skb->len = len;
+	skb->truesize -= (int)moved;
+	tc->wmem_queued += sim->sc->skb_overhead_bytes;
+	rest->next = skb->next;
+	skb->next = rest;
+	if (tc->wq.tail == skb)
+		tc->wq.tail = rest;
+	tc->wq.len++;
+}
+
+static uint32_t segs_of(const struct tcp_conn *tc, uint64_t bytes)
+{
+	return (uint32_t)((bytes + (uint64_t)tc->mss_bytes - 1) / (uint64_t)tc->mss_bytes);
+}
+
+void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tail)
+{
+	const struct scenario *sc = sim->sc;
+	struct skb *skb;
+
+	while ((skb = tc->send_head) != NULL) {
+		int64_t in_flight = (int64_t)segs_of(tc, tc->snd_nxt - tc->snd_una);
+		int64_t quota = (int64_t)tc->snd_cwnd - in_flight;
+		int64_t wnd_left = (int64_t)tc->snd_wnd_end - (int64_t)skb->seq;
+		int64_t limit;
+		bool is_tail = skb->next == NULL;
+		struct skb *clone;
+
+		/* tcp_is_cwnd_limited: the window, not the application, stops a
+		 * full-size frame */
+		if (quota * tc->mss_bytes < current_size_goal(tc))
+			tc->cwnd_limited = true;
+		if (quota <= 0)
+			break;
+		/* Nagle / TSO deferral: a short tail waits for more data while
+		 * anything is in flight (tcp_nagle_test, tcp_tso_should_defer) */
+		if (is_tail && skb->len < (uint32_t)current_size_goal(tc) &&
+		    (!push_tail || (!sc->nodelay && tc->snd_nxt > tc->snd_una)))
+			break;
+		if (wnd_left <= 0)
+			break;
+		limit = min64(min64(skb->len, quota * tc->mss_bytes), wnd_left);
+		if (limit < (int64_t)skb->len) {
+			if (limit >= tc->mss_bytes)
+				limit = limit / tc->mss_bytes * tc->mss_bytes;
+			else if (tc->snd_nxt > tc->snd_una)
+				break; /* less than one MSS of window: wait for ACKs (sender SWS avoidance) */
+			if (limit == quota * tc->mss_bytes && limit < wnd_left)
+				tc->cwnd_limited = true;
+			split_skb(sim, c, tc, skb, (uint32_t)limit);
+		}
+		skb->sent = true;
+		tc->snd_nxt = skb->seq + skb->len;
+		tc->send_head = skb->next;
+		clone = skb_clone(sim, skb);
+		clone->segs = (uint16_t)segs_of(tc, skb->len);
+		clone->gso_size = clone->segs > 1 ? (uint32_t)tc->mss_bytes : 0; /* skb_shinfo()->gso_size */
+		sim->cnt.data_frames++;
+		sim->cnt.data_segs += clone->segs;
+		tc->frames_sent++;
+		sim->dev->xmit(sim, c, clone);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* receiving                                                           */
+
+uint32_t tcp_select_window_now(const struct tcp_conn *tc)
+{
+	int64_t mss = tc->rcv_mss;
+	int64_t free_space = win_from_space(tc, tc->rcvbuf - tc->rmem_alloc);
+	int64_t full_space = min64(tc->window_clamp, win_from_space(tc, tc->rcvbuf));
+	int64_t window;
+
+	if (mss > full_space)
+		mss = full_space;
+	if (free_space < full_space / 2 && free_space < mss)
+		return 0;
+	if (free_space > tc->window_clamp)
+		free_space = tc->window_clamp;
+	window = tc->rcv_wnd;
+	/* keep the advertised window unless it is off by an MSS or more */
+	if (window <= free_space - mss || window > free_space)
+		window = mss > 0 ? free_space / mss * mss : free_space;
+	else if (mss == full_space && free_space > window + full_space / 2)
+		window = free_space;
+	return (uint32_t)max64(window, 0);
+}
+
+static void send_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint64_t *reason)
+{
+	(*reason)++;
+	struct skb *skb = skb_alloc(sim, c, SKB_ACK);
+	int64_t cur_win = (int64_t)(tc->rcv_wup + tc->rcv_wnd) - (int64_t)tc->rcv_nxt;
+	int64_t new_win = tcp_select_window_now(tc);
+
+	cpu_charge(sim, c, COST_ACK_TX, c->host->cfg->cost_cycles[COST_ACK_TX]);
+	if (new_win < cur_win)
+		new_win = cur_win; /* never shrink the offered window */
+	tc->rcv_wnd = (uint32_t)new_win;
+	tc->rcv_wup = tc->rcv_nxt;
+	skb->conn = tc;
+	skb->ack_seq = tc->rcv_nxt;
+	skb->wnd_end = tc->rcv_nxt + (uint64_t)new_win;
+	skb->dst_host = tc->snd_host;
+	tc->ack_pending = false;
+	evq_timer_cancel(&tc->delack_tm);
+	if (tc->quick > 0)
+		tc->quick--;
+	sim->cnt.acks++;
+	tc->acks_sent++;
+	sim->dev->xmit(sim, c, skb);
+}
+
+static void delack_fire(struct sim *sim, void *obj, uint64_t arg)
+{
+	struct tcp_conn *tc = obj;
+	(void)arg;
+	cpu_timer_fired(sim, tc->delack_cpu, tc);
+}
+
+void tcp_delack_timer(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
+{
+	if (tc->ack_pending)
+		send_ack(sim, c, tc, &sim->cnt.acks_delack);
+}
+
+/* Queue an in-order skb and learn rcv_mss from it. */
+static void queue_in_order(struct tcp_conn *tc, struct skb *skb)
+{
+	uint32_t seg = skb->gso_size ? skb->gso_size : skb->len;
+
+	if (seg > skb->len)
+		seg = skb->len;
+	tc->rcv_nxt += skb->len;
+	tc->rmem_alloc += skb->truesize;
+	skb_list_push(&tc->rq, skb);
+	if ((int)seg >= tc->rcv_mss) /* tcp_measure_rcv_mss */
+		tc->rcv_mss = (int)min64(seg, tc->advmss);
+}
+
+static void rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb)
+{
+	INVARIANT(skb->seq >= tc->rcv_nxt, "conn %d: segment at %llu is old (rcv_nxt %llu): nothing is retransmitted",
+		  tc->id, (unsigned long long)skb->seq, (unsigned long long)tc->rcv_nxt);
+	if (skb->seq > tc->rcv_nxt) {
+		/* ahead of a frame still in another CPU's backlog: hold it, dup-ACK */
+		struct skb **pp = &tc->ofo;
+		while (*pp && (*pp)->seq < skb->seq)
+			pp = &(*pp)->next;
+		skb->next = *pp;
+		*pp = skb;
+		tc->rmem_alloc += skb->truesize;
+		sim->cnt.ofo++;
+		send_ack(sim, c, tc, &sim->cnt.acks_quick);
+		return;
+	}
+	queue_in_order(tc, skb);
+	while (tc->ofo && tc->ofo->seq == tc->rcv_nxt) {
+		struct skb *o = tc->ofo;
+		tc->ofo = o->next;
+		tc->rmem_alloc -= o->truesize;
+		queue_in_order(tc, o);
+	}
+
+	if (tc->receiver_waiting) { /* sk_data_ready */
+		tc->receiver_waiting = false;
+		sched_wakeup(sim, c, tc->receiver);
+	}
+	/* __tcp_ack_snd_check */
+	if (tc->rcv_nxt - tc->rcv_wup > (uint64_t)tc->rcv_mss && tcp_select_window_now(tc) >= tc->rcv_wnd) {
+		send_ack(sim, c, tc, &sim->cnt.acks_rx);
+	} else if (tc->quick > 0) {
+		send_ack(sim, c, tc, &sim->cnt.acks_quick);
+	} else if (!tc->ack_pending) {
+		sim_ns ato = sim->sc->ato_min_ns;
+		if (ato < sim->sc->delack_min_ns)
+			ato = sim->sc->delack_min_ns;
+		if (ato > sim->sc->delack_max_ns)
+			ato = sim->sc->delack_max_ns;
+		tc->ack_pending = true;
+		tc->delack_cpu = c;
+		evq_timer_arm(&sim->evq, &tc->delack_tm, sim->now + ato, delack_fire, tc, 0);
+	}
+}
+
+static void rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *ack)
+{
+	uint64_t ack_seq = ack->ack_seq;
+
+	if (ack->wnd_end > tc->snd_wnd_end)
+		tc->snd_wnd_end = ack->wnd_end;
+	if (ack->wnd_end - ack_seq > tc->max_window)
+		tc->max_window = (uint32_t)(ack->wnd_end - ack_seq);
+	if (ack_seq > tc->snd_una) {
+		uint64_t acked = ack_seq - tc->snd_una;
+		struct skb *skb;
+
+		tc->snd_una = ack_seq;
+		while ((skb = tc->wq.head) != NULL && skb->sent && skb->seq + skb->len <= tc->snd_una) {
+			skb_list_pop(&tc->wq);
+			tc->wmem_queued -= skb->truesize;
+			if (sim->sc->test == APP_TCP_STREAM)
+				skb_frag_release(sim, c, tc, skb->len);
+			skb_free(sim, c, skb);
+		}
+		if (tc->cwnd_limited) {
+			tc->cc->cong_avoid(sim, tc, segs_of(tc, acked));
+			tc->cwnd_limited = false;
+		}
+		if (!tc->sndbuf_locked) { /* tcp_sndbuf_expand */
+			int64_t per_seg = tc->mss_bytes + sim->sc->skb_overhead_bytes;
+			int64_t want = 2 * (int64_t)tc->snd_cwnd * per_seg;
+			if (want > tc->sndbuf)
+				tc->sndbuf = min64(want, sim->sc->wmem_max);
+		}
+		if (tc->sender_waiting && tc->sndbuf - tc->wmem_queued >= tc->wmem_queued / 2) {
+			tc->sender_waiting = false; /* sk_stream_write_space */
+			sched_wakeup(sim, c, tc->sender);
+		}
+	}
+	skb_free(sim, c, ack);
+	tcp_push(sim, c, tc, true); /* tcp_data_snd_check */
+}
+
+void tcp_rcv(struct sim *sim, struct cpu *c, struct skb *skb)
+{
+	if (skb->kind == SKB_DATA)
+		rcv_data(sim, c, skb->conn, skb);
+	else
+		rcv_ack(sim, c, skb->conn, skb);
+}
+
+/* tcp_rcv_space_adjust: grow rcvbuf to twice what the application read in
+ * one round trip (measured at most once per jiffy, as 3.x timestamps do). */
+static void rcv_space_adjust(struct sim *sim, struct tcp_conn *tc)
+{
+	const struct scenario *sc = sim->sc;
+	sim_ns interval = NS_PER_S / tc->rcv_host->cfg->hz;
+	int64_t space;
+
+	if (2 * sc->delay_ns > interval)
+		interval = 2 * sc->delay_ns;
+	if (sim->now - tc->space_time < interval)
+		return;
+	space = 2 * (int64_t)(tc->copied_seq - tc->space_seq);
+	if (space > tc->space_bytes) {
+		tc->space_bytes = space;
+		if (!tc->rcvbuf_locked) {
+			int64_t rcvmem = tc->advmss + sc->skb_overhead_bytes;
+			int64_t want = space * rcvmem / tc->advmss;
+			if (want > tc->rcvbuf) {
+				tc->rcvbuf = min64(want, sc->rmem_max);
+				tc->window_clamp = win_from_space(tc, tc->rcvbuf);
+			}
+		}
+	}
+	tc->space_seq = tc->copied_seq;
+	tc->space_time = sim->now;
+}
+
+static void cleanup_rbuf(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint32_t copied)
+{
+	bool time_to_ack = false;
+
+	if (tc->ack_pending && tc->rcv_nxt - tc->rcv_wup > (uint64_t)tc->rcv_mss)
+		time_to_ack = true;
+	if (!time_to_ack && copied > 0) {
+		int64_t now_win = (int64_t)(tc->rcv_wup + tc->rcv_wnd) - (int64_t)tc->rcv_nxt;
+		if (now_win < 0)
+			now_win = 0;
+		if (2 * now_win <= tc->window_clamp) {
+			int64_t new_win = tcp_select_window_now(tc);
+			if (new_win && new_win >= 2 * now_win)
+				time_to_ack = true; /* the window opened a lot: tell the sender */
+		}
+	}
+	if (time_to_ack)
+		send_ack(sim, c, tc, &sim->cnt.acks_rbuf);
+}
+
+uint32_t tcp_recv_copy(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint32_t max)
+{
+	struct skb *skb = tc->rq.head;
+	uint32_t n;
+
+	if (!skb)
+		return 0;
+	n = skb->len - skb->consumed;
+	if (n > max)
+		n = max;
+	skb->consumed += n;
+	tc->copied_seq += n;
+	sim->cnt.app_bytes += n;
+	if (skb->consumed == skb->len) {
+		skb_list_pop(&tc->rq);
+		tc->rmem_alloc -= skb->truesize;
+		skb_free(sim, c, skb);
+	}
+	rcv_space_adjust(sim, tc);
+	cleanup_rbuf(sim, c, tc, n);
+	return n;
+}
