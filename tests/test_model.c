@@ -1,0 +1,177 @@
+/*
+ * test_model: the simulator against closed forms and its own promises.
+ *
+ *  - CPU-bound oracle: one CPU, every cost zero except the per-byte copy
+ *    (paid once by send() and once by recv()): throughput must be the
+ *    CPU's cycles per second / (2 * copy cycles per byte), within 2%.
+ *  - Window-bound oracle: costs negligible (1000 GHz), a fixed receive
+ *    buffer and a 1 ms one-way delay: throughput must be the advertised
+ *    window / round trip, within 5%.
+ *  - The mechanism of Linux commit 0cf833aefaa8: MTU 16436 gives 3-segment
+ *    frames each ACKed at once; MTU 65536 one-segment frames, one ACK per two.
+ *  - Determinism: same scenario and seed, identical metrics; another seed
+ *    (with cost jitter) differs.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "cost.h"
+#include "tcpsim.h"
+
+static void set(struct scenario *sc, const char *key, const char *val)
+{
+	struct tcpsim_err err = {0};
+	int rc = config_set(sc, key, val, "test", &err);
+	if (rc)
+		fail_msg("config_set %s=%s: %s", key, val, err.msg);
+}
+
+static void run(const struct scenario *sc, struct metrics *m)
+{
+	struct tcpsim_err err = {0};
+	int rc = tcpsim_run(sc, m, &err);
+	if (rc)
+		fail_msg("tcpsim_run: %s", err.msg);
+}
+
+static void expect_within(double got, double want, double rel, const char *what)
+{
+	double e = (got - want) / want;
+	if (e < -rel || e > rel)
+		fail_msg("%s: got %.6g, expected %.6g within %.1f%% (off by %+.2f%%)", what, got, want, rel * 100,
+			 e * 100);
+}
+
+static void test_cpu_bound_oracle(void **state)
+{
+	struct scenario sc;
+	struct metrics m;
+	(void)state;
+
+	config_defaults(&sc);
+	set(&sc, "host.cpus", "1");
+	set(&sc, "host.ghz", "2");
+	for (int k = 0; k < COST_N; k++) {
+		char key[64];
+		snprintf(key, sizeof(key), "cost.%s", cost_table[k].key);
+		set(&sc, key, "0");
+	}
+	set(&sc, "cost.copy_byte", "1.5");
+	set(&sc, "run.cost_jitter", "0");
+	set(&sc, "app.test", "TCP_STREAM");
+	set(&sc, "app.send_size", "64K");
+	set(&sc, "link.mtu", "65536");
+	run(&sc, &m);
+	/* 2e9 cycles/s / (2 * 1.5 cycles/byte) = 666.7e6 bytes/s */
+	expect_within(m.v[METRIC_THROUGHPUT_TOTAL_MBPS], 2e9 / (2 * 1.5) * 8 / 1e6, 0.02, "CPU-bound throughput");
+	expect_within(m.v[METRIC_CPU_SEND_PCT], 100, 0.02, "CPU utilisation");
+	assert_int_equal(m.bottleneck, BOTTLENECK_CPU);
+}
+
+static void test_window_bound_oracle(void **state)
+{
+	struct scenario sc;
+	struct metrics m;
+	const double mss = 1500 - 20 - 20 - 12, rtt_s = 2e-3;
+	/* SO_RCVBUF 64K is doubled, tcp_adv_win_scale 1 halves it again: the
+	 * window is 64 KB rounded down to whole MSS */
+	double window = (double)(long)(65536 / mss) * mss;
+	(void)state;
+
+	config_defaults(&sc);
+	set(&sc, "host.ghz", "1000");
+	set(&sc, "link.mtu", "1500");
+	set(&sc, "link.delay", "1ms");
+	set(&sc, "tcp.rcvbuf", "64K");
+	set(&sc, "app.test", "TCP_STREAM");
+	set(&sc, "app.send_size", "64K");
+	set(&sc, "run.warmup", "0.5s");
+	run(&sc, &m);
+	expect_within(m.v[METRIC_THROUGHPUT_TOTAL_MBPS], window * 8 / rtt_s / 1e6, 0.05, "window-bound throughput");
+	assert_int_equal(m.bottleneck, BOTTLENECK_WINDOW);
+}
+
+static void mechanism_run(const char *mtu, struct metrics *m)
+{
+	struct scenario sc;
+	config_defaults(&sc);
+	set(&sc, "link.mtu", mtu);
+	set(&sc, "app.test", "TCP_STREAM");
+	/* 192K = 4 frames of 3 x 16384 or 3 frames of 65484 + change: every
+	 * frame but the last of a call is full size */
+	set(&sc, "app.send_size", "192K");
+	run(&sc, m);
+}
+
+static void test_mtu_mechanism(void **state)
+{
+	struct metrics m16, m64;
+	(void)state;
+
+	mechanism_run("16436", &m16);
+	mechanism_run("65536", &m64);
+	assert_int_equal(m16.mss_bytes, 16384);
+	assert_int_equal(m16.size_goal_bytes, 3 * 16384);
+	assert_int_equal(m64.mss_bytes, 65484);
+	assert_int_equal(m64.size_goal_bytes, 65484);
+	expect_within(m16.v[METRIC_SEGS_PER_FRAME], 3.0, 0.05, "MTU 16436 segments per frame");
+	expect_within(m16.v[METRIC_ACKS_PER_FRAME], 1.0, 0.10, "MTU 16436 ACKs per frame");
+	expect_within(m64.v[METRIC_SEGS_PER_FRAME], 1.0, 0.01, "MTU 65536 segments per frame");
+	expect_within(m64.v[METRIC_ACKS_PER_FRAME], 0.5, 0.10, "MTU 65536 ACKs per frame");
+}
+
+static void lkp_run(const char *path, const char *seed, struct metrics *m)
+{
+	struct scenario sc;
+	struct tcpsim_err err = {0};
+	config_defaults(&sc);
+	if (config_load(&sc, path, &err))
+		fail_msg("%s", err.msg);
+	set(&sc, "run.seed", seed);
+	set(&sc, "run.duration", "0.5s");
+	run(&sc, m);
+}
+
+static void test_determinism(void **state)
+{
+	struct metrics a, b, c;
+	(void)state;
+	lkp_run("scenarios/loopback-16k.cfg", "7", &a);
+	lkp_run("scenarios/loopback-16k.cfg", "7", &b);
+	lkp_run("scenarios/loopback-16k.cfg", "8", &c);
+	assert_memory_equal(a.v, b.v, sizeof(a.v));
+	assert_memory_equal(a.host_cat_pct, b.host_cat_pct, sizeof(a.host_cat_pct));
+	assert_true(a.events == b.events);
+	assert_true(memcmp(a.v, c.v, sizeof(a.v)) != 0);
+}
+
+static void test_lkp_directions(void **state)
+{
+	struct metrics m16, m64;
+	(void)state;
+	lkp_run("scenarios/loopback-16k.cfg", "1", &m16);
+	lkp_run("scenarios/loopback-64k.cfg", "1", &m64);
+	/* the report: throughput +46.4%, NET_RX -48%, cs -94% (directions only) */
+	assert_true(m64.v[METRIC_THROUGHPUT_MBPS] > m16.v[METRIC_THROUGHPUT_MBPS]);
+	assert_true(m64.v[METRIC_NETRX_SOFTIRQS_PER_S] < m16.v[METRIC_NETRX_SOFTIRQS_PER_S]);
+	assert_true(m64.v[METRIC_CS_PER_S] < m16.v[METRIC_CS_PER_S]);
+	assert_true(m64.v[METRIC_FRAMES_PER_S] < m16.v[METRIC_FRAMES_PER_S]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpu_bound_oracle),
+		cmocka_unit_test(test_window_bound_oracle),
+		cmocka_unit_test(test_mtu_mechanism),
+		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_lkp_directions),
+	};
+	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
+}
