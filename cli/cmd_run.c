@@ -1,0 +1,492 @@
+/*
+ * cmd_run, cmd_compare: load scenarios, run the library, print a report.
+ *
+ * Order of work: parse every argument (bad ones exit 2 before anything
+ * runs), load each scenario (defaults, the .cfg file, -s overrides in the
+ * order given, cross-key validation), open the output, simulate, format
+ * the whole report in memory, and only then write it: stdout gets one
+ * write, -o OUT gets a temporary file beside OUT renamed over it.  So the
+ * output is whole or absent, and a failure prints one line on stderr.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "config.h"
+#include "err.h"
+#include "report.h"
+#include "tcpsim.h"
+#include "util.h"
+
+enum out_format { FMT_TABLE, FMT_CSV, FMT_JSON };
+
+static const char *const format_names[] = {
+	[FMT_TABLE] = "table",
+	[FMT_CSV] = "csv",
+	[FMT_JSON] = "json",
+};
+
+/* What the command line asked for.  ov[i] are the -s overrides of cfg[i]. */
+struct cli_args {
+	const char *cmd;
+	int max_cfg;            /* 1 for run, 2 for compare */
+	const char *cfg[2];
+	int ncfg;
+	const char **ov[2];
+	int nov[2];
+	enum out_format fmt;
+	const char *out;        /* NULL or "-": stdout */
+	int help;
+};
+
+/* An output file being written: tmp is renamed to path on success. */
+struct output {
+	const char *path;
+	char *tmp;
+	int fd;
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("tcpsim: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	return 2;
+}
+
+/* Print a library error as one line. */
+static void print_err(const struct tcpsim_err *err)
+{
+	char msg[sizeof(err->msg)];
+	snprintf(msg, sizeof(msg), "%s", err->msg[0] ? err->msg : "unknown error");
+	for (char *p = msg; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	fprintf(stderr, "tcpsim: %s\n", msg);
+}
+
+static int parse_format(const char *s, enum out_format *fmt)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(format_names); i++) {
+		if (strcmp(s, format_names[i]) == 0) {
+			*fmt = (enum out_format)i;
+			return 0;
+		}
+	}
+	return usage_error("--format: unknown format '%s' (table, csv or json)", s);
+}
+
+/*
+ * Option with a value: "-s V", "--set V", "--set=V" and "-sV" forms.  Returns
+ * 1 and sets *val (advancing *i) when argv[*i] is this option, 0 if it is
+ * not, -1 when its value is missing.
+ */
+static int option_value(int argc, char **argv, int *i, const char *shrt, const char *lng,
+			const char **val)
+{
+	const char *a = argv[*i];
+	size_t ln = strlen(lng);
+	if ((shrt && strcmp(a, shrt) == 0) || strcmp(a, lng) == 0) {
+		if (*i + 1 >= argc)
+			return -1;
+		*val = argv[++*i];
+		return 1;
+	}
+	if (strncmp(a, lng, ln) == 0 && a[ln] == '=') {
+		*val = a + ln + 1;
+		return 1;
+	}
+	if (shrt && strncmp(a, shrt, 2) == 0 && a[2] != '\0' && a[1] != '-') {
+		*val = a + 2;
+		return 1;
+	}
+	return 0;
+}
+
+static void add_override(struct cli_args *o, int side, const char *assignment)
+{
+	o->ov[side][o->nov[side]++] = assignment;
+}
+
+/* Returns 0, or 2 after printing the error. */
+static int parse_args(int argc, char **argv, struct cli_args *o)
+{
+	int only_files = 0;
+
+	for (int s = 0; s < 2; s++) {
+		o->ov[s] = xcalloc((size_t)argc + 1, sizeof(char *));
+		o->nov[s] = 0;
+	}
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = NULL;
+		int r;
+
+		if (!only_files && a[0] == '-' && a[1] != '\0') {
+			if (strcmp(a, "--") == 0) {
+				only_files = 1;
+				continue;
+			}
+			if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+				o->help = 1;
+				continue;
+			}
+			if ((r = option_value(argc, argv, &i, "-s", "--set", &val)) != 0) {
+				if (r < 0)
+					return usage_error("option '%s' needs an argument (section.key=value)", a);
+				if (o->max_cfg == 1)
+					add_override(o, 0, val);
+				else if (o->ncfg == 0)
+					return usage_error("-s %s: comes before any .cfg file; each -s applies to the file named before it", val);
+				else
+					add_override(o, o->ncfg - 1, val);
+				continue;
+			}
+			if ((r = option_value(argc, argv, &i, NULL, "--format", &val)) != 0) {
+				if (r < 0)
+					return usage_error("option '%s' needs an argument (table, csv or json)", a);
+				if (parse_format(val, &o->fmt))
+					return 2;
+				continue;
+			}
+			if ((r = option_value(argc, argv, &i, "-o", "--output", &val)) != 0) {
+				if (r < 0)
+					return usage_error("option '%s' needs an argument (output file)", a);
+				o->out = val;
+				continue;
+			}
+			return usage_error("unknown option '%s' (see tcpsim --help)", a);
+		}
+		if (o->ncfg == o->max_cfg) {
+			fprintf(stderr, "tcpsim: %s: unexpected argument '%s' (takes %s)\n", o->cmd, a,
+				o->max_cfg == 1 ? "one .cfg file" : "two .cfg files");
+			return 2;
+		}
+		o->cfg[o->ncfg++] = a;
+	}
+	if (!o->help && o->ncfg < o->max_cfg) {
+		fprintf(stderr, "tcpsim: %s: %s (see tcpsim %s --help)\n", o->cmd,
+			o->max_cfg == 1 ? "missing scenario file" : "needs two scenario files", o->cmd);
+		return 2;
+	}
+	return 0;
+}
+
+static void free_args(struct cli_args *o)
+{
+	free(o->ov[0]);
+	free(o->ov[1]);
+}
+
+/* Defaults, the file, the overrides in order, validation.  0, or 2 after printing. */
+static int load_scenario(struct scenario *sc, const char *path, const char *const *ov, int nov)
+{
+	struct tcpsim_err err = {0};
+
+	config_defaults(sc);
+	if (config_load(sc, path, &err) == TCPSIM_OK) {
+		for (int i = 0; i < nov && !err.code; i++) {
+			size_t n = strlen(ov[i]) + 4;
+			char *origin = xmalloc(n);
+			snprintf(origin, n, "-s %s", ov[i]);
+			config_override(sc, ov[i], origin, &err);
+			free(origin);
+		}
+	}
+	if (!err.code)
+		config_validate(sc, &err);
+	if (err.code) {
+		print_err(&err);
+		return 2;
+	}
+	return 0;
+}
+
+/* ---- output: whole or not at all ---------------------------------------- */
+
+static int output_open(struct output *out, const char *path)
+{
+	size_t n;
+
+	out->path = path;
+	out->tmp = NULL;
+	out->fd = -1;
+	if (!path || strcmp(path, "-") == 0)
+		return 0;
+	n = strlen(path) + 32;
+	out->tmp = xmalloc(n);
+	snprintf(out->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+	out->fd = open(out->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (out->fd < 0 && errno == EEXIST && unlink(out->tmp) == 0) /* left by a dead process */
+		out->fd = open(out->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (out->fd < 0) {
+		fprintf(stderr, "tcpsim: cannot write '%s': %s\n", path, strerror(errno));
+		free(out->tmp);
+		out->tmp = NULL;
+		return 1;
+	}
+	return 0;
+}
+
+static void output_abort(struct output *out)
+{
+	if (out->fd >= 0) {
+		close(out->fd);
+		unlink(out->tmp);
+	}
+	free(out->tmp);
+	out->tmp = NULL;
+	out->fd = -1;
+}
+
+/* Write buf whole to stdout or to the temp file and rename it.  0 or 1. */
+static int output_commit(struct output *out, const char *buf, size_t len)
+{
+	size_t done = 0;
+
+	if (!out->tmp) {
+		if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0) {
+			fprintf(stderr, "tcpsim: cannot write standard output: %s\n", strerror(errno));
+			return 1;
+		}
+		return 0;
+	}
+	while (done < len) {
+		ssize_t w = write(out->fd, buf + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			goto fail;
+		done += (size_t)w;
+	}
+	if (fsync(out->fd) != 0)
+		goto fail;
+	if (close(out->fd) != 0) {
+		out->fd = -1;
+		unlink(out->tmp);
+		goto fail;
+	}
+	out->fd = -1;
+	if (rename(out->tmp, out->path) != 0) {
+		unlink(out->tmp);
+		goto fail;
+	}
+	free(out->tmp);
+	out->tmp = NULL;
+	return 0;
+fail:
+	fprintf(stderr, "tcpsim: cannot write '%s': %s\n", out->path, strerror(errno));
+	output_abort(out);
+	return 1;
+}
+
+/* Close the memory stream; 0 with *buf owned by the caller, or 1. */
+static int memstream_done(FILE *ms, int report_rc, char **buf)
+{
+	if (fclose(ms) != 0 || report_rc != 0) {
+		fprintf(stderr, "tcpsim: cannot format the report: %s\n", strerror(errno));
+		free(*buf);
+		*buf = NULL;
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- run ------------------------------------------------------------------ */
+
+static void run_usage(FILE *f)
+{
+	fputs("usage: tcpsim run FILE.cfg [-s section.key=value]... [--format table|csv|json] [-o OUT]\n"
+	      "  -s, --set K=V   override one key after FILE.cfg is read (repeatable, in order)\n"
+	      "  --format F      table (netperf/LKP style, default), csv (header + one row) or json\n"
+	      "  -o, --output F  write to F (whole or not at all) instead of standard output\n", f);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct cli_args a = {.cmd = "run", .max_cfg = 1, .fmt = FMT_TABLE};
+	struct scenario *sc = NULL;
+	struct metrics *m = NULL;
+	struct tcpsim_err err = {0};
+	struct output out = {.fd = -1};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *ms;
+	int rc;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc || a.help) {
+		if (a.help)
+			run_usage(stdout);
+		goto done;
+	}
+	sc = xcalloc(1, sizeof(*sc));
+	m = xcalloc(1, sizeof(*m));
+	if ((rc = load_scenario(sc, a.cfg[0], a.ov[0], a.nov[0])) != 0)
+		goto done;
+	if ((rc = output_open(&out, a.out)) != 0)
+		goto done;
+	if (tcpsim_run(sc, m, &err) != TCPSIM_OK) {
+		print_err(&err);
+		rc = err.code == TCPSIM_EUSAGE ? 2 : 1;
+		goto done;
+	}
+	ms = open_memstream(&buf, &len);
+	if (!ms) {
+		fprintf(stderr, "tcpsim: cannot format the report: %s\n", strerror(errno));
+		rc = 1;
+		goto done;
+	}
+	switch (a.fmt) {
+	case FMT_CSV: rc = report_csv(ms, sc, m); break;
+	case FMT_JSON: rc = report_json(ms, sc, m); break;
+	default: rc = report_table(ms, sc, m); break;
+	}
+	if ((rc = memstream_done(ms, rc, &buf)) != 0)
+		goto done;
+	rc = output_commit(&out, buf, len);
+done:
+	output_abort(&out);
+	free(buf);
+	free(sc);
+	free(m);
+	free_args(&a);
+	return rc;
+}
+
+/* ---- compare --------------------------------------------------------------- */
+
+struct run_job {
+	struct metrics m;
+	struct tcpsim_err err;
+};
+
+/* "dir/loopback-64k.cfg" -> "loopback-64k" */
+static char *file_stem(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	char *s = xstrdup(b ? b + 1 : path);
+	size_t n = strlen(s);
+	if (n > 4 && strcmp(s + n - 4, ".cfg") == 0)
+		s[n - 4] = '\0';
+	return s;
+}
+
+/* "path -s a -s b": how a side was asked for. */
+static char *side_spec(const char *path, const char *const *ov, int nov)
+{
+	size_t n = strlen(path) + 1;
+	char *s;
+	for (int i = 0; i < nov; i++)
+		n += strlen(ov[i]) + 4;
+	s = xmalloc(n);
+	strcpy(s, path);
+	for (int i = 0; i < nov; i++) {
+		strcat(s, " -s ");
+		strcat(s, ov[i]);
+	}
+	return s;
+}
+
+static void compare_usage(FILE *f)
+{
+	fputs("usage: tcpsim compare A.cfg [-s section.key=value]... B.cfg [-s section.key=value]...\n"
+	      "                      [--format table|csv|json] [-o OUT]\n"
+	      "  runs both scenarios (A is the base) and prints, per metric, LKP style:\n"
+	      "  base value, change in %, new value, name.  Each -s applies to the .cfg before it.\n", f);
+}
+
+static int compare_render(FILE *ms, enum out_format fmt, struct report_side side[2],
+			  char *spec[2])
+{
+	static const char *const cols[] = {"side", "scenario"};
+	const char *vals[2][2] = {{"base", spec[0]}, {"new", spec[1]}};
+
+	switch (fmt) {
+	case FMT_CSV:
+		if (report_csv_header(ms, cols, 2))
+			return -1;
+		for (int s = 0; s < 2; s++)
+			if (report_csv_row(ms, vals[s], 2, &side[s].runs[0]))
+				return -1;
+		return 0;
+	case FMT_JSON:
+		return report_compare_json(ms, &side[0], &side[1]);
+	default:
+		fprintf(ms, "base: %s\nnew:  %s\n\n", spec[0], spec[1]);
+		return report_compare(ms, &side[0], &side[1]);
+	}
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct cli_args a = {.cmd = "compare", .max_cfg = 2, .fmt = FMT_TABLE};
+	struct scenario *sc = NULL;
+	struct run_job *job = NULL;
+	struct output out = {.fd = -1};
+	char *spec[2] = {NULL, NULL}, *stem[2] = {NULL, NULL};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *ms;
+	int rc;
+
+	rc = parse_args(argc, argv, &a);
+	if (rc || a.help) {
+		if (a.help)
+			compare_usage(stdout);
+		goto done;
+	}
+	sc = xcalloc(2, sizeof(*sc));
+	job = xcalloc(2, sizeof(*job));
+	for (int s = 0; s < 2; s++)
+		if ((rc = load_scenario(&sc[s], a.cfg[s], a.ov[s], a.nov[s])) != 0)
+			goto done;
+	if ((rc = output_open(&out, a.out)) != 0)
+		goto done;
+
+	for (int s = 0; s < 2; s++) {
+		if (tcpsim_run(&sc[s], &job[s].m, &job[s].err) != TCPSIM_OK) {
+			print_err(&job[s].err);
+			rc = job[s].err.code == TCPSIM_EUSAGE ? 2 : 1;
+			goto done;
+		}
+	}
+
+	struct report_side side[2];
+	for (int s = 0; s < 2; s++) {
+		spec[s] = side_spec(a.cfg[s], a.ov[s], a.nov[s]);
+		stem[s] = file_stem(a.cfg[s]);
+	}
+	for (int s = 0; s < 2; s++)
+		side[s] = (struct report_side){
+			.name = strcmp(stem[0], stem[1]) ? stem[s] : s == 0 ? "base" : "new",
+			.sc = &sc[s],
+			.runs = &job[s].m,
+			.n = 1,
+		};
+	ms = open_memstream(&buf, &len);
+	if (!ms) {
+		fprintf(stderr, "tcpsim: cannot format the report: %s\n", strerror(errno));
+		rc = 1;
+		goto done;
+	}
+	rc = compare_render(ms, a.fmt, side, spec);
+	if ((rc = memstream_done(ms, rc, &buf)) != 0)
+		goto done;
+	rc = output_commit(&out, buf, len);
+done:
+	output_abort(&out);
+	free(buf);
+	for (int s = 0; s < 2; s++) {
+		free(spec[s]);
+		free(stem[s]);
+	}
+	free(sc);
+	free(job);
+	free_args(&a);
+	return rc;
+}

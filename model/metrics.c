@@ -1,0 +1,69 @@
+/*
+ * metrics: the table that names every metric (see metrics.h for the
+ * contract).  Units of rates end in "/s"; the report prints an LKP total
+ * (lkp_total = 1) as rate * lkp_seconds with the unit's "/s" dropped.
+ *
+ * What the LKP names mean (lkp-tests' stats scripts): interrupts.* and
+ * proc-vmstat.* are the last /proc snapshot minus the first, i.e. totals
+ * over the run; softirqs.NET_RX counts handler runs from /proc/softirqs,
+ * also a total; vmstat.system.cs and .in are means of vmstat's per-second
+ * samples; netperf.Throughput_Mbps is the mean over the netperf instances.
+ */
+#include "metrics.h"
+
+#include <string.h>
+
+const struct metric_desc metric_table[METRIC_N] = {
+	[METRIC_THROUGHPUT_MBPS] = {"throughput_mbps", "netperf.Throughput_Mbps", 0, "Mbit/s",
+		"payload throughput per netperf instance (mean), 10^6 bit/s"},
+	[METRIC_THROUGHPUT_TOTAL_MBPS] = {"throughput_total_mbps", NULL, 0, "Mbit/s",
+		"payload throughput summed over all instances, 10^6 bit/s"},
+	[METRIC_CPU_SEND_PCT] = {"cpu_send_pct", NULL, 0, "%",
+		"sending side CPU utilisation (netperf -c): busy time / elapsed over the CPUs it uses"},
+	[METRIC_CPU_RECV_PCT] = {"cpu_recv_pct", NULL, 0, "%",
+		"receiving side CPU utilisation (netperf -C)"},
+	[METRIC_SD_SEND_US_PER_KB] = {"sd_send_us_per_kb", NULL, 0, "us/KB",
+		"sender service demand: util%/100 x CPUs x 1e6 / (bytes/s / 1024)"},
+	[METRIC_SD_RECV_US_PER_KB] = {"sd_recv_us_per_kb", NULL, 0, "us/KB",
+		"receiver service demand, as for the sender"},
+	[METRIC_NETRX_SOFTIRQS_PER_S] = {"netrx_softirqs_per_s", "softirqs.NET_RX", 1, "softirqs/s",
+		"NET_RX softirq handler runs (not packets), all CPUs"},
+	[METRIC_RES_IPIS_PER_S] = {"res_ipis_per_s", "interrupts.RES", 1, "IPIs/s",
+		"rescheduling IPIs received, all CPUs"},
+	[METRIC_CS_PER_S] = {"cs_per_s", "vmstat.system.cs", 0, "switches/s",
+		"context switches, all CPUs"},
+	[METRIC_INTR_PER_S] = {"intr_per_s", "vmstat.system.in", 0, "interrupts/s",
+		"interrupts of every kind (device, IPI, timer tick), all CPUs"},
+	[METRIC_PGALLOC_PER_S] = {"pgalloc_per_s", "proc-vmstat.pgalloc_normal", 1, "pages/s",
+		"4 KB pages allocated (an order-3 allocation counts 8)"},
+	[METRIC_PGFREE_PER_S] = {"pgfree_per_s", "proc-vmstat.pgfree", 1, "pages/s",
+		"4 KB pages freed"},
+	[METRIC_SEGS_PER_S] = {"segs_per_s", NULL, 0, "segs/s",
+		"TCP data segments (MSS units) sent, all instances"},
+	[METRIC_FRAMES_PER_S] = {"frames_per_s", NULL, 0, "frames/s",
+		"data skbs through the transmit path (a GSO/TSO frame counts once)"},
+	[METRIC_ACKS_PER_S] = {"acks_per_s", NULL, 0, "ACKs/s",
+		"pure ACKs sent by the receivers"},
+	[METRIC_CAL_IPIS_PER_S] = {"cal_ipis_per_s", "interrupts.CAL", 1, "IPIs/s",
+		"function-call IPIs received (wakelist wakeups since Linux 5.8)"},
+	[METRIC_WIRE_FRAMES_PER_S] = {"wire_frames_per_s", NULL, 0, "frames/s",
+		"Ethernet frames on the wire, data direction (NIC only)"},
+	[METRIC_GRO_MERGES_PER_S] = {"gro_merges_per_s", NULL, 0, "merges/s",
+		"segments merged into a previous one by LRO/GRO"},
+	[METRIC_HARDIRQS_PER_S] = {"hardirqs_per_s", NULL, 0, "hardirqs/s",
+		"device hardirqs (NIC only)"},
+	[METRIC_SEGS_PER_FRAME] = {"segs_per_frame", NULL, 0, "segs/frame",
+		"segs_per_s / frames_per_s: MSS units per transmitted frame"},
+	[METRIC_ACKS_PER_FRAME] = {"acks_per_frame", NULL, 0, "ACKs/frame",
+		"acks_per_s / frames_per_s"},
+};
+
+int metric_find(const char *name)
+{
+	if (!name)
+		return -1;
+	for (int i = 0; i < METRIC_N; i++)
+		if (strcmp(metric_table[i].name, name) == 0)
+			return i;
+	return -1;
+}

@@ -1,0 +1,529 @@
+/*
+ * report: formatting of struct metrics (see report.h for the contract).
+ *
+ * The table imitates what a kernel engineer already reads: netperf's
+ * "-c -C" result block (netperf 2.x, TCP_STREAM/TCP_SENDFILE with CPU
+ * utilisation and service demand on both ends), LKP's counter names, and
+ * LKP's two-column comparison ("base  +x.x%  new  name").  Nothing here
+ * computes a model quantity except LKP totals (rate * lkp_seconds), the
+ * per-side mean/sd of repeated runs and percent changes.
+ */
+#include "report.h"
+
+#include <csv.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <string.h>
+
+#include "cost.h"
+#include "util.h"
+
+static const char *const ctx_names[3] = {"hardirq", "softirq", "process"};
+
+static const char *const bottleneck_names[] = {
+	[BOTTLENECK_CPU] = "cpu",
+	[BOTTLENECK_WIRE] = "wire",
+	[BOTTLENECK_WINDOW] = "window",
+	[BOTTLENECK_RECEIVER] = "receiver",
+	[BOTTLENECK_NONE] = "none",
+};
+
+static int stream_status(FILE *f)
+{
+	return ferror(f) ? -1 : 0;
+}
+
+static const char *test_name(enum app_test t)
+{
+	return t == APP_TCP_SENDFILE ? "TCP_SENDFILE" : "TCP_STREAM";
+}
+
+static int host_count(const struct scenario *sc)
+{
+	return sc->link_type == LINK_NIC ? 2 : 1;
+}
+
+static const char *host_role(const struct scenario *sc, int h)
+{
+	if (sc->link_type != LINK_NIC)
+		return "sender+receiver";
+	return h == 0 ? "sender" : "receiver";
+}
+
+/* Host CPU count, clamped to what struct metrics can hold. */
+static int host_cpus(const struct scenario *sc, int h)
+{
+	int n = sc->host[h].cpus;
+	if (n < 0)
+		return 0;
+	return n > SCENARIO_MAX_CPUS ? SCENARIO_MAX_CPUS : n;
+}
+
+/* "softirqs/s" -> "softirqs": the unit of an LKP total. */
+static void unit_of_total(const char *rate_unit, char *buf, size_t n)
+{
+	size_t len = strlen(rate_unit);
+	if (len >= 2 && strcmp(rate_unit + len - 2, "/s") == 0)
+		len -= 2;
+	snprintf(buf, n, "%.*s", (int)len, rate_unit);
+}
+
+double report_lkp_value(const struct scenario *sc, const struct metrics *m, int id)
+{
+	INVARIANT(id >= 0 && id < METRIC_N, "metric id %d", id);
+	if (metric_table[id].lkp_name && metric_table[id].lkp_total)
+		return m->v[id] * sc->lkp_seconds;
+	return m->v[id];
+}
+
+int report_change_pct(double base, double nw, double *pct)
+{
+	if (!isfinite(base) || !isfinite(nw) || base == 0.0)
+		return 0;
+	*pct = (nw - base) / fabs(base) * 100.0;
+	return 1;
+}
+
+void report_change_str(double base, double nw, char *buf, size_t n)
+{
+	double pct;
+	if (!report_change_pct(base, nw, &pct))
+		snprintf(buf, n, "-");
+	else if (fabs(pct) < 0.05)
+		snprintf(buf, n, "0.0%%");
+	else
+		snprintf(buf, n, "%+.1f%%", pct);
+}
+
+/* ---- table ------------------------------------------------------------ */
+
+/* A number as text with fmt, or "-" when it is not finite (e.g. 0/0). */
+static const char *num(char *buf, size_t n, const char *fmt, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, n, fmt, v);
+	else
+		snprintf(buf, n, "-");
+	return buf;
+}
+
+static void table_title(FILE *f, const struct scenario *sc, const struct metrics *m)
+{
+	const struct host_cfg *h0 = &sc->host[0];
+	fprintf(f, "%s TEST, %d instance%s, send size %lld bytes, recv size %lld bytes\n",
+		test_name(sc->test), sc->instances, sc->instances == 1 ? "" : "s",
+		(long long)sc->send_size, (long long)sc->recv_size);
+	if (sc->link_type == LINK_LOOPBACK) {
+		fprintf(f, "over loopback, MTU %d bytes, on '%s' (%d CPUs at %.2f GHz, kernel %s)\n",
+			sc->mtu_bytes, h0->name, h0->cpus, h0->ghz, h0->kernel);
+	} else {
+		const struct host_cfg *h1 = &sc->host[1];
+		fprintf(f, "over a NIC at %.3g Gbit/s, MTU %d bytes, one-way delay %.1f us\n",
+			sc->rate_bps / 1e9, sc->mtu_bytes, (double)sc->delay_ns / NS_PER_US);
+		fprintf(f, "from '%s' (%d CPUs at %.2f GHz, kernel %s) to '%s' (%d CPUs at %.2f GHz, kernel %s)\n",
+			h0->name, h0->cpus, h0->ghz, h0->kernel,
+			h1->name, h1->cpus, h1->ghz, h1->kernel);
+	}
+	fprintf(f, "offloads: TSO %s, GSO %s, GRO %s, LRO %s, checksum %s; throughput is per instance\n\n",
+		sc->tso ? "on" : "off", sc->gso ? "on" : "off", sc->gro ? "on" : "off",
+		sc->lro ? "on" : "off", sc->csum ? "on" : "off");
+	(void)m;
+}
+
+/* netperf's "-c -C" block: column heads and one result row. */
+static void table_netperf(FILE *f, const struct scenario *sc, const struct metrics *m)
+{
+	fputs("Recv   Send    Send                          Utilization       Service Demand\n"
+	      "Socket Socket  Message  Elapsed              Send     Recv     Send    Recv\n"
+	      "Size   Size    Size     Time     Throughput  local    remote   local   remote\n"
+	      "bytes  bytes   bytes    secs.    10^6bits/s  % S      % S      us/KB   us/KB\n\n", f);
+	fprintf(f, "%6lld %6lld %6lld    %-6.2f     %7.2f   %-6.2f   %-6.2f   %-6.3f  %-6.3f\n",
+		(long long)m->rcvbuf_bytes, (long long)m->sndbuf_bytes, (long long)sc->send_size,
+		m->measured_s, m->v[METRIC_THROUGHPUT_MBPS],
+		m->v[METRIC_CPU_SEND_PCT], m->v[METRIC_CPU_RECV_PCT],
+		m->v[METRIC_SD_SEND_US_PER_KB], m->v[METRIC_SD_RECV_US_PER_KB]);
+}
+
+static void table_lkp(FILE *f, const struct scenario *sc, const struct metrics *m)
+{
+	fprintf(f, "\nLKP counters (totals as over a %g s run at the measured rates; "
+		   "vmstat.system.* are per-second means)\n", sc->lkp_seconds);
+	for (int i = 0; i < METRIC_N; i++) {
+		const struct metric_desc *d = &metric_table[i];
+		char unit[32], a[32], b[32];
+		if (!d->lkp_name)
+			continue;
+		if (i == METRIC_THROUGHPUT_MBPS) {
+			fprintf(f, "  %-28s %14s  %s per instance (all %d: %s %s)\n", d->lkp_name,
+				num(a, sizeof(a), "%.2f", m->v[i]), d->unit, sc->instances,
+				num(b, sizeof(b), "%.2f", m->v[METRIC_THROUGHPUT_TOTAL_MBPS]), d->unit);
+		} else if (d->lkp_total) {
+			unit_of_total(d->unit, unit, sizeof(unit));
+			fprintf(f, "  %-28s %14s  %s per %g s run (%s %s)\n", d->lkp_name,
+				num(a, sizeof(a), "%.0f", report_lkp_value(sc, m, i)), unit, sc->lkp_seconds,
+				num(b, sizeof(b), "%.1f", m->v[i]), d->unit);
+		} else {
+			fprintf(f, "  %-28s %14s  %s (mean of 1 s samples)\n", d->lkp_name,
+				num(a, sizeof(a), "%.1f", m->v[i]), d->unit);
+		}
+	}
+}
+
+static void table_mechanics(FILE *f, const struct scenario *sc, const struct metrics *m)
+{
+	static const struct {
+		enum metric_id id;
+		const char *label;
+		int nic_only;
+	} rows[] = {
+		{METRIC_SEGS_PER_S, "TCP segments sent", 0},
+		{METRIC_FRAMES_PER_S, "frames sent (GSO/TSO = 1)", 0},
+		{METRIC_ACKS_PER_S, "pure ACKs sent", 0},
+		{METRIC_SEGS_PER_FRAME, "segments per frame", 0},
+		{METRIC_ACKS_PER_FRAME, "ACKs per frame", 0},
+		{METRIC_GRO_MERGES_PER_S, "LRO/GRO merges", 0},
+		{METRIC_WIRE_FRAMES_PER_S, "wire frames", 1},
+		{METRIC_HARDIRQS_PER_S, "device hardirqs", 1},
+	};
+	fputs("\nMechanics (all instances, measured interval)\n", f);
+	fprintf(f, "  %-28s %14d  bytes (MTU %d, timestamps %s)\n", "MSS", m->mss_bytes,
+		sc->mtu_bytes, sc->timestamps ? "on" : "off");
+	fprintf(f, "  %-28s %14d  bytes per transmitted frame\n", "size goal", m->size_goal_bytes);
+	fprintf(f, "  %-28s %14lld  bytes (sender, end of run)\n", "sndbuf", (long long)m->sndbuf_bytes);
+	fprintf(f, "  %-28s %14lld  bytes (receiver, end of run)\n", "rcvbuf", (long long)m->rcvbuf_bytes);
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+		if (rows[i].nic_only && sc->link_type != LINK_NIC)
+			continue;
+		double v = m->v[rows[i].id];
+		char a[32];
+		fprintf(f, "  %-28s %14s  %s\n", rows[i].label,
+			num(a, sizeof(a), fabs(v) < 100 ? "%.3f" : "%.1f", v), metric_table[rows[i].id].unit);
+	}
+}
+
+/* Indices of the (at most max) largest non-zero categories, largest first. */
+static int top_costs(const double *pct, int *idx, int max)
+{
+	int order[COST_N];
+	int n = 0;
+	for (int c = 0; c < COST_N; c++) {
+		if (!(pct[c] > 0))
+			continue;
+		/* insertion sort; equal shares keep the lower index first */
+		int j = n++;
+		while (j > 0 && pct[order[j - 1]] < pct[c]) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = c;
+	}
+	if (n > max)
+		n = max;
+	memcpy(idx, order, sizeof(int) * (size_t)n);
+	return n;
+}
+
+static void table_cpu(FILE *f, const struct scenario *sc, const struct metrics *m)
+{
+	fputs("\nWhere the CPU time went (% of all CPU capacity of the host)\n", f);
+	for (int h = 0; h < host_count(sc); h++) {
+		const double *ctx = m->host_ctx_pct[h];
+		int cpus = host_cpus(sc, h);
+		int idx[6];
+		fprintf(f, "  %s '%s' (%d CPUs): busy %.1f%% = hardirq %.1f%% + softirq %.1f%% + process %.1f%%\n",
+			host_role(sc, h), sc->host[h].name, sc->host[h].cpus,
+			ctx[0] + ctx[1] + ctx[2], ctx[0], ctx[1], ctx[2]);
+		for (int c = 0; c < cpus; c++) {
+			if (c % 16 == 0)
+				fprintf(f, "    busy %% of CPU %d-%d:", c, c + 15 < cpus ? c + 15 : cpus - 1);
+			fprintf(f, " %5.1f", m->cpu_busy_pct[h][c]);
+			if (c % 16 == 15 || c == cpus - 1)
+				fputc('\n', f);
+		}
+		int n = top_costs(m->host_cat_pct[h], idx, (int)ARRAY_SIZE(idx));
+		fputs("    top costs:", f);
+		if (n == 0)
+			fputs(" none", f);
+		for (int i = 0; i < n; i++)
+			fprintf(f, "%s %s %.1f%%", i ? "," : "", cost_table[idx[i]].key,
+				m->host_cat_pct[h][idx[i]]);
+		fputc('\n', f);
+	}
+}
+
+static void table_run(FILE *f, const struct scenario *sc, const struct metrics *m)
+{
+	const char *bn = m->bottleneck_text[0] ? m->bottleneck_text
+		       : (unsigned)m->bottleneck < ARRAY_SIZE(bottleneck_names) ? bottleneck_names[m->bottleneck]
+		       : "unknown";
+	fprintf(f, "\nBottleneck: %s\n", bn);
+	fprintf(f, "Run: warm-up %.3f s, measured %.3f s in %d batches, early stop %s, "
+		   "throughput 95%% CI +-%.2f%% of mean, %llu events, seed %llu\n",
+		m->warmup_s, m->measured_s, m->batches, m->early_stop ? "yes" : "no",
+		m->tput_ci_pct, (unsigned long long)m->events, (unsigned long long)sc->seed);
+}
+
+int report_table(FILE *f, const struct scenario *sc, const struct metrics *m)
+{
+	table_title(f, sc, m);
+	table_netperf(f, sc, m);
+	table_lkp(f, sc, m);
+	table_mechanics(f, sc, m);
+	table_cpu(f, sc, m);
+	table_run(f, sc, m);
+	return stream_status(f);
+}
+
+/* ---- CSV --------------------------------------------------------------- */
+
+static void csv_field(FILE *f, int first, const char *s)
+{
+	if (!first)
+		fputc(',', f);
+	csv_fwrite(f, s, strlen(s));
+}
+
+/* "%.6g", or an empty cell ("not measured") for a non-finite value. */
+static void csv_number(FILE *f, int first, double v)
+{
+	char buf[32] = "";
+	if (isfinite(v))
+		snprintf(buf, sizeof(buf), "%.6g", v);
+	csv_field(f, first, buf);
+}
+
+int report_csv_header(FILE *f, const char *const *extra_cols, int n)
+{
+	for (int i = 0; i < n; i++)
+		csv_field(f, i == 0, extra_cols[i]);
+	for (int i = 0; i < METRIC_N; i++)
+		csv_field(f, n == 0 && i == 0, metric_table[i].name);
+	fputc('\n', f);
+	return stream_status(f);
+}
+
+int report_csv_row(FILE *f, const char *const *extra_vals, int n, const struct metrics *m)
+{
+	for (int i = 0; i < n; i++)
+		csv_field(f, i == 0, extra_vals[i] ? extra_vals[i] : "");
+	for (int i = 0; i < METRIC_N; i++)
+		csv_number(f, n == 0 && i == 0, m->v[i]);
+	fputc('\n', f);
+	return stream_status(f);
+}
+
+int report_csv(FILE *f, const struct scenario *sc, const struct metrics *m)
+{
+	(void)sc;
+	if (report_csv_header(f, NULL, 0) || report_csv_row(f, NULL, 0, m))
+		return -1;
+	return 0;
+}
+
+/* ---- JSON -------------------------------------------------------------- */
+
+static json_t *json_num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *json_cpu_host(const struct scenario *sc, const struct metrics *m, int h)
+{
+	json_t *o = json_object();
+	json_t *ctx = json_object();
+	json_t *cat = json_object();
+	json_t *busy = json_array();
+
+	json_object_set_new(o, "host", json_integer(h));
+	json_object_set_new(o, "role", json_string(host_role(sc, h)));
+	json_object_set_new(o, "name", json_string(sc->host[h].name));
+	json_object_set_new(o, "cpus", json_integer(sc->host[h].cpus));
+	for (int c = 0; c < 3; c++)
+		json_object_set_new(ctx, ctx_names[c], json_num(m->host_ctx_pct[h][c]));
+	for (int c = 0; c < COST_N; c++)
+		json_object_set_new(cat, cost_table[c].key, json_num(m->host_cat_pct[h][c]));
+	for (int c = 0; c < host_cpus(sc, h); c++)
+		json_array_append_new(busy, json_num(m->cpu_busy_pct[h][c]));
+	json_object_set_new(o, "context_pct", ctx);
+	json_object_set_new(o, "category_pct", cat);
+	json_object_set_new(o, "cpu_busy_pct", busy);
+	return o;
+}
+
+json_t *report_json_object(const struct scenario *sc, const struct metrics *m)
+{
+	json_t *o = json_object();
+	json_t *cpu = json_array();
+	unsigned bk = (unsigned)m->bottleneck;
+
+	for (int i = 0; i < METRIC_N; i++)
+		json_object_set_new(o, metric_table[i].name, json_num(m->v[i]));
+	json_object_set_new(o, "mss_bytes", json_integer(m->mss_bytes));
+	json_object_set_new(o, "size_goal_bytes", json_integer(m->size_goal_bytes));
+	json_object_set_new(o, "sndbuf_bytes", json_integer(m->sndbuf_bytes));
+	json_object_set_new(o, "rcvbuf_bytes", json_integer(m->rcvbuf_bytes));
+	json_object_set_new(o, "measured_s", json_num(m->measured_s));
+	json_object_set_new(o, "warmup_s", json_num(m->warmup_s));
+	json_object_set_new(o, "early_stop", json_boolean(m->early_stop));
+	json_object_set_new(o, "batches", json_integer(m->batches));
+	json_object_set_new(o, "tput_ci_pct", json_num(m->tput_ci_pct));
+	json_object_set_new(o, "events", json_integer((json_int_t)m->events));
+	json_object_set_new(o, "bottleneck", json_string(m->bottleneck_text));
+	json_object_set_new(o, "bottleneck_kind",
+			    json_string(bk < ARRAY_SIZE(bottleneck_names) ? bottleneck_names[bk] : "unknown"));
+	json_object_set_new(o, "bottleneck_host", json_integer(m->bottleneck_host));
+	json_object_set_new(o, "bottleneck_cpu", json_integer(m->bottleneck_cpu));
+	json_object_set_new(o, "bottleneck_util_pct", json_num(m->bottleneck_util_pct));
+	json_object_set_new(o, "lkp_seconds", json_num(sc->lkp_seconds));
+	for (int h = 0; h < host_count(sc); h++)
+		json_array_append_new(cpu, json_cpu_host(sc, m, h));
+	json_object_set_new(o, "cpu", cpu);
+	return o;
+}
+
+int report_json(FILE *f, const struct scenario *sc, const struct metrics *m)
+{
+	json_t *o = report_json_object(sc, m);
+	int rc = json_dumpf(o, f, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+	json_decref(o);
+	fputc('\n', f);
+	return rc ? -1 : stream_status(f);
+}
+
+/* ---- compare ----------------------------------------------------------- */
+
+/* LKP-like number: integers from 1000 up, four significant digits below. */
+static void fmt_number(double v, char *buf, size_t n)
+{
+	if (!isfinite(v))
+		snprintf(buf, n, "-");
+	else if (fabs(v) >= 1000)
+		snprintf(buf, n, "%.0f", v);
+	else
+		snprintf(buf, n, "%.4g", v);
+}
+
+/* Rows beyond the metrics: run settings worth seeing change. */
+enum { COMPARE_MSS = METRIC_N, COMPARE_SIZE_GOAL, COMPARE_ROWS };
+
+static double side_value(const struct report_side *s, int r, int row)
+{
+	const struct metrics *m = &s->runs[r];
+	if (row == COMPARE_MSS)
+		return m->mss_bytes;
+	if (row == COMPARE_SIZE_GOAL)
+		return m->size_goal_bytes;
+	return report_lkp_value(s->sc, m, row);
+}
+
+static const char *row_name(int row)
+{
+	if (row == COMPARE_MSS)
+		return "mss_bytes";
+	if (row == COMPARE_SIZE_GOAL)
+		return "size_goal_bytes";
+	return metric_table[row].lkp_name ? metric_table[row].lkp_name : metric_table[row].name;
+}
+
+struct compare_cell {
+	double mean;
+	char text[48];
+};
+
+/* Mean of the side's runs, as "mean" or "mean ~ sd%" when n > 1. */
+static void side_cell(const struct report_side *s, int row, struct compare_cell *c)
+{
+	int n = s->n;
+	double *v = xmalloc(sizeof(double) * (size_t)n);
+	int finite = 1;
+	for (int r = 0; r < n; r++) {
+		v[r] = side_value(s, r, row);
+		finite &= isfinite(v[r]) != 0;
+	}
+	c->mean = finite ? gsl_stats_mean(v, 1, (size_t)n) : NAN;
+	fmt_number(c->mean, c->text, sizeof(c->text));
+	if (n > 1) {
+		double sd = finite ? gsl_stats_sd_m(v, 1, (size_t)n, c->mean) : NAN;
+		size_t len = strlen(c->text);
+		if (finite && c->mean != 0)
+			snprintf(c->text + len, sizeof(c->text) - len, " ~%2.0f%%", fabs(sd / c->mean) * 100);
+		else
+			snprintf(c->text + len, sizeof(c->text) - len, " ~  -");
+	}
+	free(v);
+}
+
+static void dashes(FILE *f, int n)
+{
+	while (n-- > 0)
+		fputc('-', f);
+}
+
+int report_compare(FILE *f, const struct report_side *base, const struct report_side *nw)
+{
+	struct compare_cell cb[COMPARE_ROWS], cn[COMPARE_ROWS];
+	const int chg_w = 9;
+	int wb = 15, wn = 25;
+
+	INVARIANT(base->n >= 1 && nw->n >= 1, "runs %d, %d", base->n, nw->n);
+	for (int row = 0; row < COMPARE_ROWS; row++) {
+		side_cell(base, row, &cb[row]);
+		side_cell(nw, row, &cn[row]);
+		if ((int)strlen(cb[row].text) > wb)
+			wb = (int)strlen(cb[row].text);
+		if ((int)strlen(cn[row].text) + chg_w + 2 > wn)
+			wn = (int)strlen(cn[row].text) + chg_w + 2;
+	}
+	if ((int)strlen(base->name) > wb)
+		wb = (int)strlen(base->name);
+	if ((int)strlen(nw->name) > wn)
+		wn = (int)strlen(nw->name);
+
+	fprintf(f, "%-*s  %s\n", wb, base->name, nw->name);
+	dashes(f, wb);
+	fputs("  ", f);
+	dashes(f, wn);
+	fputc('\n', f);
+	for (int row = 0; row < COMPARE_ROWS; row++) {
+		char chg[24];
+		report_change_str(cb[row].mean, cn[row].mean, chg, sizeof(chg));
+		fprintf(f, "%*s  %*s%*s   %s\n", wb, cb[row].text, chg_w, chg,
+			wn - chg_w, cn[row].text, row_name(row));
+	}
+	return stream_status(f);
+}
+
+static json_t *json_side(const struct report_side *s)
+{
+	json_t *o = json_object();
+	json_t *runs = json_array();
+	json_object_set_new(o, "name", json_string(s->name));
+	for (int r = 0; r < s->n; r++)
+		json_array_append_new(runs, report_json_object(s->sc, &s->runs[r]));
+	json_object_set_new(o, "runs", runs);
+	return o;
+}
+
+int report_compare_json(FILE *f, const struct report_side *base, const struct report_side *nw)
+{
+	json_t *o = json_object();
+	json_t *chg = json_object();
+	int rc;
+
+	INVARIANT(base->n >= 1 && nw->n >= 1, "runs %d, %d", base->n, nw->n);
+	json_object_set_new(o, "base", json_side(base));
+	json_object_set_new(o, "new", json_side(nw));
+	for (int row = 0; row < COMPARE_ROWS; row++) {
+		struct compare_cell cb, cn;
+		double pct;
+		side_cell(base, row, &cb);
+		side_cell(nw, row, &cn);
+		json_object_set_new(chg, row < METRIC_N ? metric_table[row].name : row_name(row),
+				    report_change_pct(cb.mean, cn.mean, &pct) ? json_real(pct) : json_null());
+	}
+	json_object_set_new(o, "change_pct", chg);
+	rc = json_dumpf(o, f, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+	json_decref(o);
+	fputc('\n', f);
+	return rc ? -1 : stream_status(f);
+}

@@ -1,0 +1,86 @@
+/*
+ * report: one run's metrics as text a person reads (netperf/LKP layout),
+ * as CSV and as JSON, and two runs side by side as LKP compares them.
+ *
+ * The report only formats; it never runs anything and keeps no state.  It
+ * writes to the FILE it is given (the CLI hands it an in-memory stream and
+ * writes the result once, so output is whole or absent).  Every function
+ * returns 0, or -1 if the stream reported a write error.
+ *
+ * Number formats are part of the contract:
+ *  - CSV: every field goes through libcsv's csv_fwrite (so it is quoted);
+ *    numbers are printed with "%.6g"; a value that is not finite (a ratio
+ *    with a zero denominator) is an empty cell, which recorded-run CSVs
+ *    read as "not measured".  Columns: optional extra columns first, then
+ *    metric_table[] names in enum order.
+ *  - JSON: numbers as doubles (integers for counts and sizes), non-finite
+ *    values as null.
+ *  - compare: for each metric "base  +x.x%  new  name", LKP names where they
+ *    exist (LKP totals shown as totals over sc->lkp_seconds), column names
+ *    otherwise.  The change is (new - base) / base; a dash when base is 0
+ *    or either value is not finite.  A side given n > 1 runs prints
+ *    "mean ~ sd%" (sample standard deviation as % of the mean) like LKP's
+ *    repeated runs.
+ */
+#ifndef TCPSIM_REPORT_H
+#define TCPSIM_REPORT_H
+
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "metrics.h"
+#include "scenario.h"
+
+/* netperf-style result block, LKP counters, mechanics, CPU profile, bottleneck. */
+int report_table(FILE *f, const struct scenario *sc, const struct metrics *m);
+
+/* Header row and one data row: the metric_table names, in order. */
+int report_csv(FILE *f, const struct scenario *sc, const struct metrics *m);
+
+/* Header / one row with n extra leading columns (sweeps, compare, validation). */
+int report_csv_header(FILE *f, const char *const *extra_cols, int n);
+int report_csv_row(FILE *f, const char *const *extra_vals, int n, const struct metrics *m);
+
+/* One JSON object: every metric by name, the run's settings, "cpu" per host. */
+int report_json(FILE *f, const struct scenario *sc, const struct metrics *m);
+
+/* The same object as a jansson value; the caller owns the reference. */
+json_t *report_json_object(const struct scenario *sc, const struct metrics *m);
+
+/*
+ * One side of a comparison: a column heading, the scenario (for
+ * lkp_seconds) and its runs; n = 1 today, n > 1 for repeated runs.
+ */
+struct report_side {
+	const char *name;
+	const struct scenario *sc;
+	const struct metrics *runs;
+	int n;
+};
+
+int report_compare(FILE *f, const struct report_side *base, const struct report_side *nw);
+
+/*
+ * The comparison as JSON: {"base": {"name", "runs": [report_json_object...]},
+ * "new": {...}, "change_pct": {column name: % or null}}, the change computed
+ * from the same values (and means) as report_compare prints.
+ */
+int report_compare_json(FILE *f, const struct report_side *base, const struct report_side *nw);
+
+/*
+ * The value compare prints for metric id of one run: LKP totals become
+ * rate * lkp_seconds, everything else is the stored value.
+ */
+double report_lkp_value(const struct scenario *sc, const struct metrics *m, int id);
+
+/*
+ * Percent change from base to nw; returns 0 and leaves *pct alone when it
+ * is undefined (base 0, or either value not finite), else 1.
+ */
+int report_change_pct(double base, double nw, double *pct);
+
+/* The change as compare prints it: "+46.4%", "-85.2%", "0.0%" or "-". */
+void report_change_str(double base, double nw, char *buf, size_t n);
+
+#endif

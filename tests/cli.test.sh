@@ -1,0 +1,125 @@
+#!/bin/sh
+# cli.test.sh ASAN_DIR: the real tcpsim binary on bad and good input.
+#
+# Bad input must exit 2 with exactly one line on stderr, "tcpsim: ...",
+# naming where (file:line, or the -s argument / option) and what (the key),
+# and must print nothing on stdout.  A good run exits 0; --format csv is a
+# header and one row; -o writes the file whole.  One line per check; exit
+# status 1 if any check failed.
+set -u
+ASAN_DIR=${1:?usage: cli.test.sh ASAN_DIR}
+TCPSIM="$ASAN_DIR/tcpsim"
+HERE=$(cd "$(dirname "$0")" && pwd)
+D="$HERE/data/cli"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/tcpsim-cli.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+fails=0
+n=0
+
+ok()  { n=$((n + 1)); echo "ok $n - $1"; }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL $n - $1: $2"; }
+
+# bad_input NAME NEEDLE... -- ARGS...: exit 2, one stderr line containing
+# every NEEDLE (fixed strings), empty stdout.
+bad_input() {
+	name=$1; shift
+	needles=""
+	while [ "$1" != "--" ]; do needles="$needles
+$1"; shift; done
+	shift
+	"$TCPSIM" "$@" >"$TMP/out" 2>"$TMP/err"
+	st=$?
+	lines=$(wc -l <"$TMP/err")
+	if [ "$st" -ne 2 ]; then bad "$name" "exit status $st, want 2 (stderr: $(head -c 300 "$TMP/err"))"; return; fi
+	if [ -s "$TMP/out" ]; then bad "$name" "stdout not empty: $(head -c 200 "$TMP/out")"; return; fi
+	if [ "$lines" -ne 1 ]; then bad "$name" "stderr has $lines lines, want 1: $(head -c 300 "$TMP/err")"; return; fi
+	if ! grep -q '^tcpsim: ' "$TMP/err"; then bad "$name" "stderr does not start with 'tcpsim: ': $(cat "$TMP/err")"; return; fi
+	missing=$(printf '%s\n' "$needles" | while IFS= read -r w; do
+		[ -z "$w" ] && continue
+		grep -qiF -- "$w" "$TMP/err" || printf "'%s' " "$w"
+	done)
+	if [ -n "$missing" ]; then bad "$name" "stderr lacks $missing: $(cat "$TMP/err")"; return; fi
+	ok "$name: $(cat "$TMP/err")"
+}
+
+[ -x "$TCPSIM" ] || { echo "FAIL - no binary $TCPSIM"; exit 1; }
+
+# --- bad input -----------------------------------------------------------
+bad_input "unknown section" "unknown-section.cfg:2" "linkk" "did you mean" "[link]" -- run "$D/unknown-section.cfg"
+bad_input "unknown key, did you mean" "unknown-key.cfg:3" "mtuu" "did you mean" "mtu" -- run "$D/unknown-key.cfg"
+bad_input "bad number" "bad-number.cfg:2" "instances" -- run "$D/bad-number.cfg"
+bad_input "bad unit" "bad-unit.cfg:2" "sndbuf" -- run "$D/bad-unit.cfg"
+bad_input "out of range" "out-of-range.cfg:2" "mtu" -- run "$D/out-of-range.cfg"
+bad_input "missing file" "no-such-file.cfg" -- run "$D/no-such-file.cfg"
+bad_input "missing file, bare form" "no-such-file.cfg" -- "$D/no-such-file.cfg"
+bad_input "unknown -s key" "-s link.mtuu=1500" "mtuu" -- run "$D/good.cfg" -s link.mtuu=1500
+bad_input "malformed -s" "-s linkmtu" -- run "$D/good.cfg" -s linkmtu
+bad_input "bad -s value" "-s link.mtu=12" "mtu" -- run "$D/good.cfg" -s link.mtu=12
+bad_input "unknown option" "--bogus" -- run "$D/good.cfg" --bogus
+bad_input "unknown global option" "--bogus" -- --bogus
+bad_input "bad --format" "--format" "xml" -- run "$D/good.cfg" --format xml
+bad_input "missing -s argument" "-s" "needs an argument" -- run "$D/good.cfg" -s
+bad_input "missing --format argument" "--format" "needs an argument" -- run "$D/good.cfg" --format
+bad_input "missing scenario" "missing scenario" -- run
+bad_input "two scenarios to run" "unexpected argument" -- run "$D/good.cfg" "$D/good.cfg"
+bad_input "unknown command" "swep" -- swep
+bad_input "compare: -s before a file" "-s link.mtu=1500" -- compare -s link.mtu=1500 "$D/good.cfg" "$D/good.cfg"
+bad_input "compare: one file" "two scenario files" -- compare "$D/good.cfg"
+bad_input "compare: bad second file" "unknown-key.cfg:3" "mtuu" -- compare "$D/good.cfg" "$D/unknown-key.cfg"
+
+# -o must leave nothing behind when the input is bad
+"$TCPSIM" run "$D/unknown-key.cfg" -o "$TMP/bad.out" >/dev/null 2>&1
+if [ -e "$TMP/bad.out" ] || ls "$TMP"/bad.out.* >/dev/null 2>&1; then bad "-o on bad input" "file left behind"; else ok "-o on bad input leaves no file"; fi
+
+# --- good input ----------------------------------------------------------
+"$TCPSIM" --help >"$TMP/out" 2>"$TMP/err"
+if [ $? -eq 0 ] && grep -q '^  run ' "$TMP/out" && grep -q '^  compare ' "$TMP/out"; then ok "--help lists run and compare"; else bad "--help" "$(head -c 300 "$TMP/out" "$TMP/err")"; fi
+"$TCPSIM" --version >"$TMP/out" 2>"$TMP/err"
+if [ $? -eq 0 ] && grep -q '^tcpsim ' "$TMP/out"; then ok "--version"; else bad "--version" "$(cat "$TMP/out" "$TMP/err")"; fi
+
+# needs the simulator (tcpsim_run) and a real config module
+"$TCPSIM" run "$D/good.cfg" >"$TMP/out" 2>"$TMP/err"
+st=$?
+if [ $st -eq 0 ] && [ ! -s "$TMP/err" ] && grep -q 'Throughput' "$TMP/out" && grep -q 'netperf.Throughput_Mbps' "$TMP/out"; then
+	ok "good run exits 0 with a table"
+else
+	bad "good run" "exit $st, stderr: $(head -c 300 "$TMP/err")"
+fi
+"$TCPSIM" run "$D/good.cfg" --format csv >"$TMP/out" 2>"$TMP/err"
+st=$?; lines=$(wc -l <"$TMP/out")
+if [ $st -eq 0 ] && [ "$lines" -eq 2 ] && head -1 "$TMP/out" | grep -q '^"throughput_mbps","throughput_total_mbps",'; then
+	ok "--format csv prints 2 lines"
+else
+	bad "--format csv" "exit $st, $lines lines: $(head -c 300 "$TMP/out" "$TMP/err")"
+fi
+"$TCPSIM" "$D/good.cfg" --format csv -o "$TMP/good.csv" >"$TMP/out" 2>"$TMP/err"
+st=$?
+if [ $st -eq 0 ] && [ ! -s "$TMP/out" ] && [ "$(wc -l <"$TMP/good.csv")" -eq 2 ] && ! ls "$TMP"/good.csv.* >/dev/null 2>&1; then
+	ok "bare FILE.cfg form, -o writes the file whole"
+else
+	bad "-o" "exit $st: $(head -c 300 "$TMP/err")"
+fi
+"$TCPSIM" "$D/good.cfg" -o "$TMP/no-such-dir/x.txt" >"$TMP/out" 2>"$TMP/err"
+st=$?
+if [ $st -eq 1 ] && [ ! -s "$TMP/out" ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -qF "cannot write '$TMP/no-such-dir/x.txt'" "$TMP/err"; then
+	ok "-o into a missing directory: exit 1, one line"
+else
+	bad "-o unwritable" "exit $st: $(head -c 300 "$TMP/err")"
+fi
+"$TCPSIM" "$D/good.cfg" --format json >"$TMP/out" 2>"$TMP/err"
+st=$?
+if [ $st -eq 0 ] && head -1 "$TMP/out" | grep -q '^{' && grep -q '"throughput_mbps"' "$TMP/out" && grep -q '"cpu"' "$TMP/out"; then
+	ok "--format json"
+else
+	bad "--format json" "exit $st: $(head -c 300 "$TMP/err")"
+fi
+"$TCPSIM" compare "$D/good.cfg" "$D/good.cfg" -s link.mtu=9000 >"$TMP/out" 2>"$TMP/err"
+st=$?
+if [ $st -eq 0 ] && grep -q '   netperf.Throughput_Mbps$' "$TMP/out" && grep -q 'new:  .*-s link.mtu=9000' "$TMP/out"; then
+	ok "compare exits 0 with LKP rows"
+else
+	bad "compare" "exit $st: $(head -c 300 "$TMP/err")"
+fi
+
+echo "cli.test.sh: $n checks, $fails failed"
+[ "$fails" -eq 0 ]
