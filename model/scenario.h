@@ -101,6 +101,13 @@ struct scenario {
 	int slab_cpu_objs;        /* free objects a CPU keeps before releasing a slab */
 	int frag_pages;           /* pages in one socket page frag (order-3: 8) */
 	int skb_overhead_bytes;   /* truesize - data length */
+
+	/* Kept by config.c, ignored by the simulator: which [rhost] and
+	 * [rcost] keys were set explicitly; the others follow [host] and
+	 * [cost].  Bit i of rhost_explicit is the i-th [rhost] key of
+	 * config.c's table. */
+	uint32_t rhost_explicit;
+	bool rcost_explicit[COST_N];
 };
 
 #endif
