@@ -13,7 +13,7 @@ CC      ?= cc
 PKGS    := gsl inih jansson
 OPT     ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
-CPPFLAGS := -D_GNU_SOURCE -Imodel -MMD -MP
+CPPFLAGS := -D_GNU_SOURCE -iquote model -MMD -MP
 CFLAGS_COMMON = -std=c11 $(WARN) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS_COMMON = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv -lm -lpthread
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
