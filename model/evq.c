@@ -5,6 +5,8 @@
  */
 #include "evq.h"
 
+#include <stdlib.h>
+
 #include "util.h"
 
 static inline bool ev_before(const struct evq_ev *a, const struct evq_ev *b)
