@@ -29,7 +29,7 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
 	{"run", cmd_run, "simulate one scenario and print its metrics (table, csv or json)"},
 	{"compare", cmd_compare, "simulate two scenarios and print LKP-style base / %change / new"},
-	/* sweep: one row here, {"sweep", cmd_sweep, "..."}, when cli/cmd_sweep.c exists */
+	{"sweep", cmd_sweep, "run a scenario over axes of keys into CSV (threads, shards, resume)"},
 	/* calibrate: one row here, {"calibrate", cmd_calibrate, "..."}, when cli/cmd_calibrate.c exists */
 	/* validate: one row here, {"validate", cmd_validate, "..."}, when cli/cmd_validate.c exists */
 };

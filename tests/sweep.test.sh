@@ -1,0 +1,216 @@
+#!/bin/sh
+# sweep.test.sh ASAN_DIR: tcpsim sweep through the real binary.
+#
+# The issue's sweep (4 MTUs x TSO on/off x TCP_STREAM/TCP_SENDFILE, a short
+# run) must be byte-identical with -j1 and -j2; shards 1/3, 2/3, 3/3 run by
+# GNU parallel (tools/sweep-parallel) on localhost, by the Slurm script and
+# over a stand-in ssh, merged, must equal the one-machine CSV and sidecar; a
+# row must be reproduced by `tcpsim run OUT.csv.cfg -s ... -s run.seed=`;
+# a sweep stopped by SIGINT and resumed must equal an uninterrupted one.
+# Bad input exits 2 with one "tcpsim: " line.  CSV fields are only ever
+# read through `tcpsim sweep --columns` (libcsv); whole rows are compared
+# as bytes.  One line per check; exit status 1 if any failed.
+set -u
+ASAN_DIR=$(cd "${1:?usage: sweep.test.sh ASAN_DIR}" && pwd) || exit 1
+TCPSIM="$ASAN_DIR/tcpsim"
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/.." && pwd)
+D="$HERE/data/sweep"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/tcpsim-sweep.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+fails=0
+n=0
+
+ok()  { n=$((n + 1)); echo "ok $n - $1"; }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL $n - $1: $2"; }
+skip() { n=$((n + 1)); echo "ok $n - # SKIP $1: $2"; }
+
+# same NAME A B: files A and B (and their sidecars A.cfg B.cfg) byte-identical
+same() {
+	if ! cmp -s "$2" "$3"; then bad "$1" "$2 and $3 differ: $(cmp "$2" "$3" 2>&1 | head -1)"; return 1; fi
+	if ! cmp -s "$2.cfg" "$3.cfg"; then bad "$1" "$2.cfg and $3.cfg differ"; return 1; fi
+	ok "$1"
+}
+
+lines() { if [ -f "$1" ]; then wc -l <"$1" | tr -d ' '; else echo 0; fi; }
+
+# bad_input NAME NEEDLE -- ARGS...: exit 2, one stderr line "tcpsim: ..." containing NEEDLE
+bad_input() {
+	name=$1 needle=$2
+	shift 3
+	"$TCPSIM" "$@" >"$TMP/out" 2>"$TMP/err"
+	st=$?
+	if [ "$st" -ne 2 ]; then bad "$name" "exit status $st, want 2 ($(head -c 300 "$TMP/err"))"; return; fi
+	if [ "$(lines "$TMP/err")" -ne 1 ]; then bad "$name" "stderr not one line: $(head -c 300 "$TMP/err")"; return; fi
+	if ! grep -q '^tcpsim: ' "$TMP/err"; then bad "$name" "stderr: $(cat "$TMP/err")"; return; fi
+	if ! grep -qF -- "$needle" "$TMP/err"; then bad "$name" "stderr lacks '$needle': $(cat "$TMP/err")"; return; fi
+	ok "$name: $(cat "$TMP/err")"
+}
+
+[ -x "$TCPSIM" ] || { echo "FAIL - no binary $TCPSIM"; exit 1; }
+if ! "$TCPSIM" run "$D/fast.cfg" >/dev/null 2>"$TMP/err"; then
+	echo "FAIL - the simulator does not run $D/fast.cfg: $(head -c 300 "$TMP/err")"
+	exit 1
+fi
+
+# the issue's sweep
+set -- --vary link.mtu=1500,9000,16436,65536 --vary offload.tso=on,off \
+	--vary app.test=TCP_STREAM,TCP_SENDFILE
+cd "$TMP" || exit 1
+
+# --- -j1 and -j2 -----------------------------------------------------------
+"$TCPSIM" sweep "$D/fast.cfg" "$@" -o j1.csv -j1 2>err1
+st1=$?
+"$TCPSIM" sweep "$D/fast.cfg" "$@" -o j2.csv -j 2 2>err2
+st2=$?
+if [ $st1 -ne 0 ] || [ $st2 -ne 0 ]; then
+	bad "sweep -j1, -j2" "exit $st1, $st2: $(head -c 300 err1) $(head -c 300 err2)"
+else
+	[ "$(lines j1.csv)" -eq 17 ] && ok "16 points and a header" || bad "16 points" "$(lines j1.csv) lines"
+	same "-j1 and -j2 byte-identical" j1.csv j2.csv
+	if [ -s err1 ] || [ -s err2 ]; then bad "no progress when stderr is not a terminal" "$(cat err1 err2)"
+	else ok "no progress when stderr is not a terminal"; fi
+fi
+
+# --- progress on a terminal ---------------------------------------------------
+if command -v script >/dev/null 2>&1; then
+	script -qec "'$TCPSIM' sweep '$D/fast.cfg' --vary link.mtu=1500,9000 -o tty.csv" /dev/null >tty.out 2>&1
+	if grep -q 'sweep: 2/2 runs (100.0%) .* runs/s  ETA' tty.out; then ok "progress on a terminal"
+	else bad "progress on a terminal" "$(head -c 300 tty.out)"; fi
+else
+	skip "progress on a terminal" "no script(1)"
+fi
+
+# --- a row reproduced by tcpsim run -------------------------------------------
+# point 13 = (65536, on, TCP_SENDFILE); its seed from the CSV through libcsv
+"$TCPSIM" sweep --columns point,seed,link.mtu,offload.tso,app.test j1.csv >cols.tsv
+row=$(grep '^13	' cols.tsv)
+seed=$(printf '%s\n' "$row" | cut -f2)
+if [ "$(printf '%s\n' "$row" | cut -f3-5)" != "65536	on	TCP_SENDFILE" ]; then
+	bad "point 13 is 65536/on/TCP_SENDFILE" "got '$row'"
+else
+	"$TCPSIM" run j1.csv.cfg -s link.mtu=65536 -s offload.tso=on -s app.test=TCP_SENDFILE \
+		-s run.seed="$seed" --format csv -o rerun.csv
+	want="\"13\",\"0\",\"$seed\",\"65536\",\"on\",\"TCP_SENDFILE\",$(tail -n 1 rerun.csv)"
+	if grep -qxF -- "$want" j1.csv; then ok "tcpsim run OUT.csv.cfg -s ... -s run.seed=$seed reproduces row 13"
+	else bad "row 13 reproduced" "rerun gives $want"; fi
+fi
+
+# --- shards through GNU parallel on localhost, merged -------------------------
+if command -v parallel >/dev/null 2>&1; then
+	"$ROOT/tools/sweep-parallel" --tcpsim "$TCPSIM" -j 3 --shards 3 "$D/fast.cfg" par.csv "$@" 2>perr
+	st=$?
+	if [ $st -ne 0 ]; then bad "sweep-parallel -j 3 --shards 3" "exit $st: $(head -c 400 perr)"
+	else same "shards 1/3 2/3 3/3 through GNU parallel, merged == one machine" par.csv j1.csv; fi
+	[ -e par.csv.shards ] && bad "shard files cleaned up" "par.csv.shards left" || ok "shard files cleaned up"
+	# --sshlogin through a stand-in ssh (rsync does --return)
+	if command -v rsync >/dev/null 2>&1; then
+		FAKESSH_ROOT="$TMP/remote" PARALLEL_SSH="$D/fakessh" \
+			"$ROOT/tools/sweep-parallel" --tcpsim "$TCPSIM" -S 2/hostA -S 1/hostB --shards 5 \
+			"$D/fast.cfg" ssh.csv "$@" 2>serr
+		st=$?
+		if [ $st -ne 0 ]; then bad "sweep-parallel --sshlogin" "exit $st: $(head -c 400 serr)"
+		else same "5 shards over --sshlogin (2/hostA, 1/hostB), merged == one machine" ssh.csv j1.csv; fi
+		left=$(find "$TMP/remote" -type f | head -3)
+		[ -z "$left" ] && ok "remote shard files removed" || bad "remote shard files removed" "$left"
+	else
+		skip "sweep-parallel --sshlogin" "no rsync"
+	fi
+else
+	bad "GNU parallel" "not installed (make deps)"
+fi
+
+# --- the Slurm job-array script (its environment faked) -------------------------
+for id in 4 5 6; do
+	SLURM_ARRAY_TASK_ID=$id SLURM_ARRAY_TASK_MIN=4 SLURM_ARRAY_TASK_COUNT=3 SLURM_CPUS_PER_TASK=2 \
+		TCPSIM="$TCPSIM" sh "$ROOT/tools/sweep-slurm.sh" "$D/fast.cfg" slurm.csv "$@" 2>>slerr || echo "task $id: $?" >>slerr
+done
+TCPSIM="$TCPSIM" sh "$ROOT/tools/sweep-slurm.sh" --merge slurm.csv 2>>slerr
+if [ -f slurm.csv ]; then same "Slurm array tasks 4..6 as shards 1/3..3/3, merged == one machine" slurm.csv j1.csv
+else bad "Slurm array" "$(head -c 400 slerr)"; fi
+
+# --- merge refuses what is not one whole sweep -----------------------------------
+bad_input "merge: a shard missing" "is in no input" -- sweep --merge -o m.csv \
+	slurm.shard-1-of-3.csv slurm.shard-3-of-3.csv
+bad_input "merge: a shard twice" "in another input too" -- sweep --merge -o m.csv \
+	slurm.shard-1-of-3.csv slurm.shard-2-of-3.csv slurm.shard-3-of-3.csv slurm.shard-2-of-3.csv
+"$TCPSIM" sweep "$D/fast.cfg" --vary link.mtu=1500,9000 --shard 2/3 -o other.csv 2>/dev/null
+bad_input "merge: shards of two sweeps" "not shards of one sweep" -- sweep --merge -o m.csv \
+	slurm.shard-1-of-3.csv other.csv slurm.shard-3-of-3.csv
+[ -e m.csv ] && bad "a failed merge writes nothing" "m.csv exists" || ok "a failed merge writes nothing"
+
+# --- SIGINT, then --resume ------------------------------------------------------
+# 172 runs of 500 ms simulated (no early stop): seconds of work; the
+# signal comes once 10 rows are on disk, so the sweep is well under way
+set -- -s run.duration=500ms -s run.ci_target=0 --vary link.mtu=1500:65536:1500 \
+	--vary offload.tso=on,off --vary app.test=TCP_STREAM,TCP_SENDFILE
+"$TCPSIM" sweep "$D/fast.cfg" "$@" -o whole.csv -j 2 2>/dev/null || bad "uninterrupted sweep" "exit $?"
+# a background job of a script may inherit SIGINT ignored: reset it when env can
+if env --default-signal=INT true 2>/dev/null; then dflt="env --default-signal=INT"; else dflt=""; fi
+$dflt "$TCPSIM" sweep "$D/fast.cfg" "$@" -o cut.csv -j 2 2>int.err &
+pid=$!
+tries=0
+while [ "$tries" -lt 300 ] && [ "$(lines cut.csv)" -lt 11 ]; do
+	sleep 0.1
+	tries=$((tries + 1))
+done
+kill -INT "$pid" 2>/dev/null
+wait "$pid"
+st=$?
+rows=$(($(lines cut.csv) - 1))
+if [ $st -eq 130 ] && [ "$rows" -lt 172 ]; then ok "SIGINT: exit 130 with $rows of 172 rows kept"
+else bad "SIGINT stops the sweep" "exit $st, $rows rows: $(head -c 300 int.err)"; fi
+if [ -f cut.csv ] && ! head -c "$(wc -c <cut.csv)" whole.csv | cmp -s - cut.csv; then
+	bad "the interrupted file is a prefix of the whole one" "it is not"
+else
+	ok "the interrupted file is whole rows, a prefix of the uninterrupted one"
+fi
+bad_input "no overwrite without --resume" "--resume" -- sweep "$D/fast.cfg" "$@" -o cut.csv
+"$TCPSIM" sweep "$D/fast.cfg" "$@" -o cut.csv -j 2 --resume 2>res.err
+st=$?
+if [ $st -ne 0 ]; then bad "--resume" "exit $st: $(head -c 300 res.err)"
+else same "SIGINT then --resume == uninterrupted (every point once)" cut.csv whole.csv; fi
+"$TCPSIM" sweep --columns point,rep cut.csv | grep -v '^#' | sort | uniq -d >dups
+[ -s dups ] && bad "no duplicate rows" "$(head -3 dups)" || ok "no duplicate (point, rep)"
+# a torn last line (a crash mid-write) is cut, the rest runs
+head -c "$(($(wc -c <whole.csv) - 37))" whole.csv >torn.csv
+cp whole.csv.cfg torn.csv.cfg
+"$TCPSIM" sweep "$D/fast.cfg" "$@" -o torn.csv -j 2 --resume 2>torn.err
+same "--resume after a torn last line" torn.csv whole.csv
+grep -q "incomplete last line" torn.err && ok "the torn line is reported" || bad "torn line reported" "$(cat torn.err)"
+# resuming as another sweep is refused and touches nothing
+cp cut.csv before.csv
+bad_input "--resume of another sweep" "not the sidecar of this sweep" -- \
+	sweep "$D/fast.cfg" -s run.duration=400ms --vary link.mtu=1500:65536:1500 --vary offload.tso=on,off \
+	--vary app.test=TCP_STREAM,TCP_SENDFILE -o cut.csv --resume
+cmp -s cut.csv before.csv && ok "refused resume leaves the file alone" || bad "refused resume" "cut.csv changed"
+
+# --- bad input --------------------------------------------------------------------
+bad_input "unknown axis key" "did you mean" -- sweep "$D/fast.cfg" --vary link.mut=1500 -o x.csv
+bad_input "axis value out of range" "link.mtu" -- sweep "$D/fast.cfg" --vary link.mtu=10,1500 -o x.csv
+bad_input "range without step" "start:stop:step" -- sweep "$D/fast.cfg" --vary link.mtu=1500:9000 -o x.csv
+bad_input "geometric factor" "factor" -- sweep "$D/fast.cfg" --vary tcp.sndbuf=64K:1M*0.5 -o x.csv
+bad_input "bad shard" "--shard" -- sweep "$D/fast.cfg" --vary link.mtu=1500 --shard 4/3 -o x.csv
+bad_input "no axis" "no --vary" -- sweep "$D/fast.cfg" -o x.csv
+bad_input "no output" "-o" -- sweep "$D/fast.cfg" --vary link.mtu=1500
+bad_input "a point fails validation" "sweep point 1" -- sweep "$D/fast.cfg" --vary app.send_cpu=0,7 -o x.csv
+[ -e x.csv ] && bad "bad input writes nothing" "x.csv exists" || ok "bad input writes nothing"
+
+# --- plot ---------------------------------------------------------------------------
+if command -v gnuplot >/dev/null 2>&1; then
+	TCPSIM="$TCPSIM" sh "$ROOT/tools/plot-sweep" j1.csv --x link.mtu --y throughput_mbps --by offload.tso \
+		--where app.test=TCP_SENDFILE --logx --png plot.png --ascii >plot.txt 2>plot.err
+	st=$?
+	if [ $st -eq 0 ] && [ "$(head -c 4 plot.png | od -An -c | tr -d ' ')" = "211PNG" ]; then ok "plot-sweep writes a PNG"
+	else bad "plot-sweep PNG" "exit $st: $(head -c 300 plot.err)"; fi
+	grep -q 'offload.tso=off' plot.txt && grep -q 'link.mtu' plot.txt && ok "plot-sweep prints an ASCII chart" ||
+		bad "plot-sweep ASCII" "$(head -c 300 plot.txt)"
+	TCPSIM="$TCPSIM" sh "$ROOT/tools/plot-sweep" j1.csv --x app.test --y throughput_mbps >/dev/null 2>plot.err
+	[ $? -eq 2 ] && grep -q "not a number" plot.err && ok "plot-sweep: non-numeric x refused" ||
+		bad "plot-sweep non-numeric x" "$(cat plot.err)"
+else
+	bad "gnuplot" "not installed (make deps)"
+fi
+
+echo "sweep.test.sh: $n checks, $fails failed"
+[ "$fails" -eq 0 ]
