@@ -47,7 +47,22 @@ check: deps
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(REL)/tests/bench_engine
-	@sh tests/bench.sh $(REL)
+	@if [ -f tests/bench.sh ]; then sh tests/bench.sh $(REL); else $(REL)/tests/bench_engine; fi
+	@sh tests/bench-sweep.sh ./tcpsim
+
+# The README's figure: loopback throughput against MTU, TSO on and off
+# (GSO off, or GSO would hand 64 KB frames to the backlog either way).
+plots: deps
+	@$(MAKE) --no-print-directory all
+	@mkdir -p build/plots docs
+	rm -f build/plots/loopback-mtu.csv build/plots/loopback-mtu.csv.cfg
+	./tcpsim sweep scenarios/loopback-64k.cfg -s offload.gso=off \
+		--vary link.mtu=1500,4096,9000,16436,32768,65536 --vary offload.tso=on,off \
+		-o build/plots/loopback-mtu.csv
+	tools/plot-sweep build/plots/loopback-mtu.csv --x link.mtu --y throughput_mbps \
+		--by offload.tso --logx --png docs/loopback-mtu-tso.png --ascii \
+		--title "loopback TCP_SENDFILE, 8 instances, GSO off: Mbit/s per instance vs MTU" \
+		> docs/loopback-mtu-tso.txt
 
 # --- optimised build -------------------------------------------------------
 $(REL)/%.o: %.c

@@ -2,7 +2,7 @@
 # Install the Debian packages tcpsim needs, only those missing (idempotent).
 # Called by `make run` and `make check`; safe to run by hand.
 set -eu
-PKGS="gcc make pkg-config libgsl-dev libcsv-dev libcmocka-dev libinih-dev libjansson-dev gnuplot-nox parallel"
+PKGS="gcc make pkg-config libgsl-dev libcsv-dev libcmocka-dev libinih-dev libjansson-dev gnuplot-nox parallel rsync"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
