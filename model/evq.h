@@ -1,5 +1,5 @@
 /*
- * evq: the event queue, a binary min-heap ordered by (time, seq).
+ * evq: the event queue, a min-heap ordered by (time, seq).
  *
  * seq is an insertion counter, so events at the same nanosecond run in the
  * order they were scheduled: the order is total and deterministic (never by
@@ -10,6 +10,11 @@
  * struct evq_timer is dead once the timer is re-armed or cancelled (the
  * timer's seq no longer matches the event's) and evq_pop() skips it.  So
  * cancel and re-arm are O(1) and no timer scan is ever needed.
+ *
+ * Storage (see evq.c for why): heap[] holds only the keys (t, seq, slot) of
+ * the n pending events; the rest of each event lives in slots[slot], which
+ * stays put while the event is pending.  Both arrays have cap entries.
+ * Callers read n, pushed and skipped; the rest is the queue's own.
  *
  * Invariant: evq_pop() never returns an event earlier than the previous one
  * (checked by the caller, sim.c, which owns the clock).
@@ -38,11 +43,26 @@ struct evq_ev {
 	struct evq_timer *timer; /* NULL: not cancellable */
 };
 
+struct evq_key {
+	sim_ns t;
+	uint64_t seq;
+	uint32_t slot; /* index into evq.slots */
+};
+
+struct evq_slot {
+	evq_fn fn;
+	void *obj;
+	uint64_t arg; /* while free: index of the next free slot */
+	struct evq_timer *timer;
+};
+
 struct evq {
-	struct evq_ev *heap;
+	struct evq_key *heap;   /* 4-ary min-heap of n keys */
+	struct evq_slot *slots; /* event bodies, cap entries */
 	uint32_t n, cap;
-	uint64_t next_seq;  /* starts at 1; 0 means "not armed" */
-	uint64_t pushed;    /* statistics */
+	uint32_t free_slot;     /* head of the free-slot list */
+	uint64_t next_seq;      /* starts at 1; 0 means "not armed" */
+	uint64_t pushed;        /* statistics */
 	uint64_t skipped;
 };
 

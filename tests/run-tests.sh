@@ -1,30 +1,104 @@
 #!/bin/sh
-# Run every test of `make check`: each cmocka program ASAN_DIR/tests/test_*
-# and each shell test tests/*.test.sh (called with ASAN_DIR), from the
-# repository root.  Ends with "N passed, N failed"; exits 1 on any failure
-# or when no test was found.
+# run-tests.sh ASAN_DIR: run every test program and shell test, count them.
+#
+#   ASAN_DIR/tests/test_*   cmocka programs built under ASan+UBSan (make check)
+#   tests/*.test.sh         shell tests, each run as `sh tests/X.test.sh ASAN_DIR`
+#
+# Runs from the repository root.  A program passes when it exits 0.  Prints
+# one line per program, the output tail of each failure, the failures' names,
+# and last a line "N passed, N failed".  Exit status 1 if anything failed or
+# if no test was found at all, 0 otherwise.
+#
+# LeakSanitizer needs ptrace-free execution (it stops the process to scan
+# it); a probe checks that it works here and otherwise turns leak checking
+# off, saying so.
 set -u
-dir=${1:?usage: run-tests.sh ASAN_BUILD_DIR}
+
+if [ $# -ne 1 ]; then
+	echo "usage: sh tests/run-tests.sh ASAN_DIR" >&2
+	exit 2
+fi
+if [ ! -d "$1" ]; then
+	echo "run-tests: no directory '$1' (build it with make check)" >&2
+	echo "0 passed, 0 failed"
+	exit 1
+fi
+dir=$(cd "$1" && pwd)
 cd "$(dirname "$0")/.." || exit 1
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-pass=0 fail=0 failed=""
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/run-tests.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+
+# Probe LeakSanitizer with a program that leaks on purpose: it must report
+# the leak.  If it cannot run (e.g. under ptrace), fall back and say so.
+probe_lsan() {
+	printf '#include <stdlib.h>\nvoid *volatile p;\nint main(void) { p = malloc(7); p = 0; return 0; }\n' >"$tmp/leak.c"
+	if ! ${CC:-cc} -fsanitize=address -g -o "$tmp/leak" "$tmp/leak.c" 2>/dev/null; then
+		echo "run-tests: cannot build the LeakSanitizer probe; leak checking stays on"
+		return
+	fi
+	"$tmp/leak" >"$tmp/leak.out" 2>&1
+	if grep -q "LeakSanitizer: detected memory leaks" "$tmp/leak.out"; then
+		return
+	fi
+	export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+	echo "run-tests: LeakSanitizer does not work here ($(grep -m1 -i 'leaksanitizer\|ptrace' "$tmp/leak.out" || echo 'no report')); running with detect_leaks=0"
+}
+probe_lsan
+
+if command -v timeout >/dev/null 2>&1; then
+	limit="timeout 600"
+else
+	limit=""
+fi
+
+passed=0
+failed=0
+failures=""
+
+# show FILE: a failure's output, indented; the middle cut when very long.
+show() {
+	awk -v n="$(wc -l <"$1")" '
+		n <= 200 || NR <= 100 || NR > n - 100 { print "     | " $0; next }
+		NR == 101 { print "     | ... (" n - 200 " lines omitted)" }' "$1"
+}
+
+# run NAME CMD...: run one test program, record the result.
+run() {
+	name=$1
+	shift
+	$limit "$@" >"$tmp/out" 2>&1
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		passed=$((passed + 1))
+		echo "ok   $name"
+	else
+		failed=$((failed + 1))
+		failures="$failures $name"
+		[ $rc -eq 124 ] && [ -n "$limit" ] && echo "     (timed out after 600 s)"
+		echo "FAIL $name (exit $rc)"
+		show "$tmp/out"
+	fi
+}
+
 for t in "$dir"/tests/test_*; do
-	[ -x "$t" ] || continue
-	case $t in *.o|*.d) continue ;; esac
-	echo "== $t"
-	if "$t"; then pass=$((pass + 1)); else fail=$((fail + 1)); failed="$failed $t"; fi
+	[ -f "$t" ] && [ -x "$t" ] || continue
+	run "tests/$(basename "$t")" "$t"
 done
 for t in tests/*.test.sh; do
 	[ -f "$t" ] || continue
-	echo "== $t"
-	if sh "$t" "$dir"; then pass=$((pass + 1)); else fail=$((fail + 1)); failed="$failed $t"; fi
+	run "$t" sh "$t" "$dir"
 done
-[ -n "$failed" ] && echo "failed:$failed"
-if [ $((pass + fail)) -eq 0 ]; then
-	echo "no tests found under $dir/tests or tests/*.test.sh"
-	echo "0 passed, 1 failed"
-	exit 1
+
+if [ $((passed + failed)) -eq 0 ]; then
+	echo "run-tests: no test found (no $dir/tests/test_* program, no tests/*.test.sh)"
 fi
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+if [ $failed -gt 0 ]; then
+	echo "failed:$failures"
+fi
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ] && [ $passed -gt 0 ]

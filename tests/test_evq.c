@@ -1,0 +1,586 @@
+/*
+ * test_evq: the event queue against an oracle.
+ *
+ * The oracle is a plain array kept sorted by (time, seq), the order evq.h
+ * promises (STYLE.md 10: SQLite checks bitvec against a plain array; git's
+ * u-prio-queue.c feeds scripted operations).  Cancelled and re-armed timer
+ * events stay in the oracle, flagged dead, so the oracle also predicts
+ * evq_peek_time() (earliest event, live or dead) and the skipped counter.
+ *
+ * Scripted cases pin down the rules one at a time (ties in push order, dead
+ * events never surface, a fired timer is disarmed, growth); random cases run
+ * many seeds of a fixed xorshift64* generator with times drawn from a small
+ * range so that equal times are the rule, not the exception (and once from
+ * clusters spread over all 64 bits of sim_ns, sign included).  Every pop is
+ * compared field by field with the oracle's; a mismatch prints seed, step,
+ * field, got and want.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "evq.h"
+#include "util.h"
+
+/* ---- deterministic generator: xorshift64* (Vigna 2016, "An experimental
+ * exploration of Marsaglia's xorshift generators, scrambled") ---- */
+struct rng {
+	uint64_t s;
+};
+
+static uint64_t rng_next(struct rng *r)
+{
+	r->s ^= r->s >> 12;
+	r->s ^= r->s << 25;
+	r->s ^= r->s >> 27;
+	return r->s * 0x2545F4914F6CDD1DULL;
+}
+
+/* Uniform in [0, n), n > 0; the bias of the modulo is irrelevant here. */
+static uint64_t rng_below(struct rng *r, uint64_t n)
+{
+	return rng_next(r) % n;
+}
+
+/* ---- event functions and objects: distinct, so a swapped payload shows ---- */
+static void fn_a(struct sim *sim, void *obj, uint64_t arg) { (void)sim; (void)obj; (void)arg; }
+static void fn_b(struct sim *sim, void *obj, uint64_t arg) { (void)sim; (void)obj; (void)arg; }
+static const evq_fn fns[] = {fn_a, fn_b};
+
+/* ---- the oracle ---- */
+struct oev {
+	sim_ns t;
+	uint64_t seq;
+	evq_fn fn;
+	void *obj;
+	uint64_t arg;
+	struct evq_timer *timer;
+	bool dead;
+};
+
+struct oracle {
+	struct oev *a; /* a[head..n) sorted by (t, seq) */
+	size_t head, n, cap;
+	uint64_t next_seq;
+	uint64_t skipped;
+};
+
+static void oracle_init(struct oracle *o)
+{
+	o->cap = 64;
+	o->a = xmalloc(o->cap * sizeof(*o->a));
+	o->head = o->n = 0;
+	o->next_seq = 1;
+	o->skipped = 0;
+}
+
+static void oracle_release(struct oracle *o)
+{
+	free(o->a);
+}
+
+static size_t oracle_len(const struct oracle *o)
+{
+	return o->n - o->head;
+}
+
+/* Insert keeping (t, seq) order: a new seq is larger than every seq held,
+ * so it goes after every entry with t <= its t (binary search for that). */
+static void oracle_insert(struct oracle *o, const struct oev *e)
+{
+	size_t i;
+
+	if (o->head > 0 && o->head >= oracle_len(o)) {
+		for (size_t j = o->head; j < o->n; j++)
+			o->a[j - o->head] = o->a[j];
+		o->n -= o->head;
+		o->head = 0;
+	}
+	if (o->n == o->cap) {
+		o->cap *= 2;
+		o->a = xrealloc(o->a, o->cap * sizeof(*o->a));
+	}
+	size_t lo = o->head, hi = o->n; /* first index with t > e->t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (o->a[mid].t > e->t)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	i = lo;
+	/* A plain loop, not memmove: ASan's memmove goes byte by byte. */
+	for (size_t j = o->n; j > i; j--)
+		o->a[j] = o->a[j - 1];
+	o->a[i] = *e;
+	o->n++;
+}
+
+static uint64_t oracle_push(struct oracle *o, sim_ns t, evq_fn fn, void *obj, uint64_t arg,
+			    struct evq_timer *tm)
+{
+	struct oev e = {.t = t, .seq = o->next_seq++, .fn = fn, .obj = obj, .arg = arg,
+			.timer = tm, .dead = false};
+	oracle_insert(o, &e);
+	return e.seq;
+}
+
+/* Mark the live event of timer tm (if any) dead. */
+static void oracle_kill_timer(struct oracle *o, const struct evq_timer *tm)
+{
+	for (size_t i = o->head; i < o->n; i++)
+		if (o->a[i].timer == tm && !o->a[i].dead)
+			o->a[i].dead = true;
+}
+
+/* Earliest event, live or dead, as evq_peek_time() sees it. */
+static sim_ns oracle_peek_time(const struct oracle *o)
+{
+	return oracle_len(o) ? o->a[o->head].t : INT64_MAX;
+}
+
+/* Remove the earliest live event; dead ones before it are dropped and
+ * counted, as evq_pop() must. */
+static bool oracle_pop(struct oracle *o, struct oev *out)
+{
+	while (o->head < o->n) {
+		struct oev e = o->a[o->head++];
+		if (e.dead) {
+			o->skipped++;
+			continue;
+		}
+		*out = e;
+		return true;
+	}
+	return false;
+}
+
+/* ---- the harness: one queue, one oracle, timers with expected states ---- */
+#define NTIMERS 16
+#define NOBJS 8
+
+struct harness {
+	struct evq q;
+	struct oracle o;
+	struct evq_timer tm[NTIMERS];
+	uint64_t tm_want[NTIMERS]; /* expected tm[k].seq, 0 = not armed */
+	int objs[NOBJS];
+	uint64_t seed; /* for messages only */
+	unsigned long step;
+	sim_ns last_pop_t;
+	bool monotone; /* pops must be non-decreasing in time */
+};
+
+static void h_init(struct harness *h, uint64_t seed, bool monotone)
+{
+	memset(h, 0, sizeof(*h));
+	evq_init(&h->q);
+	oracle_init(&h->o);
+	h->seed = seed;
+	h->monotone = monotone;
+	h->last_pop_t = INT64_MIN;
+}
+
+static void h_release(struct harness *h)
+{
+	evq_release(&h->q);
+	oracle_release(&h->o);
+}
+
+/* Compare two integers; on mismatch name seed, step and field, and print
+ * both values signed and in hex. */
+#define CHECK_EQ(h, what, got, want)                                                          \
+	do {                                                                                  \
+		unsigned long long got_ = (unsigned long long)(got);                          \
+		unsigned long long want_ = (unsigned long long)(want);                        \
+		if (got_ != want_) {                                                          \
+			print_error("seed %llu step %lu: %s: got %lld (0x%llx), want %lld (0x%llx)\n", \
+				    (unsigned long long)(h)->seed, (h)->step, what, (long long)got_, \
+				    got_, (long long)want_, want_);                           \
+			fail();                                                               \
+		}                                                                             \
+	} while (0)
+
+static int obj_index(const struct harness *h, const void *obj)
+{
+	for (int i = 0; i < NOBJS; i++)
+		if (obj == &h->objs[i])
+			return i;
+	return -1;
+}
+
+static int timer_index(const struct harness *h, const struct evq_timer *tm)
+{
+	for (int i = 0; i < NTIMERS; i++)
+		if (tm == &h->tm[i])
+			return i;
+	return -1;
+}
+
+/* Everything observable without popping must agree with the oracle. */
+static void h_check_state(struct harness *h)
+{
+	CHECK_EQ(h, "peek_time", evq_peek_time(&h->q), oracle_peek_time(&h->o));
+	CHECK_EQ(h, "skipped", h->q.skipped, h->o.skipped);
+	for (int k = 0; k < NTIMERS; k++) {
+		CHECK_EQ(h, "timer seq", h->tm[k].seq, h->tm_want[k]);
+		CHECK_EQ(h, "timer armed", evq_timer_armed(&h->tm[k]), h->tm_want[k] != 0);
+	}
+}
+
+static void h_push(struct harness *h, sim_ns t, int f, int obj, uint64_t arg)
+{
+	uint64_t want = oracle_push(&h->o, t, fns[f], &h->objs[obj], arg, NULL);
+	uint64_t got = evq_push(&h->q, t, fns[f], &h->objs[obj], arg);
+	CHECK_EQ(h, "push seq", got, want);
+	h->step++;
+	h_check_state(h);
+}
+
+static void h_arm(struct harness *h, int k, sim_ns t, int f, int obj, uint64_t arg)
+{
+	oracle_kill_timer(&h->o, &h->tm[k]);
+	h->tm_want[k] = oracle_push(&h->o, t, fns[f], &h->objs[obj], arg, &h->tm[k]);
+	evq_timer_arm(&h->q, &h->tm[k], t, fns[f], &h->objs[obj], arg);
+	h->step++;
+	h_check_state(h);
+}
+
+static void h_cancel(struct harness *h, int k)
+{
+	oracle_kill_timer(&h->o, &h->tm[k]);
+	h->tm_want[k] = 0;
+	evq_timer_cancel(&h->tm[k]);
+	h->step++;
+	h_check_state(h);
+}
+
+/* Pop from both; returns whether an event came out (both must agree). */
+static bool h_pop(struct harness *h, struct evq_ev *ev_out)
+{
+	struct oev want;
+	struct evq_ev got;
+	bool have_want = oracle_pop(&h->o, &want);
+	bool have_got = evq_pop(&h->q, &got);
+
+	CHECK_EQ(h, "pop returned", have_got, have_want);
+	if (have_want) {
+		CHECK_EQ(h, "pop t", got.t, want.t);
+		CHECK_EQ(h, "pop seq", got.seq, want.seq);
+		CHECK_EQ(h, "pop fn", got.fn == fn_b, want.fn == fn_b);
+		CHECK_EQ(h, "pop obj", obj_index(h, got.obj), obj_index(h, want.obj));
+		CHECK_EQ(h, "pop arg", got.arg, want.arg);
+		CHECK_EQ(h, "pop timer", timer_index(h, got.timer), timer_index(h, want.timer));
+		if (want.timer) {
+			int k = timer_index(h, want.timer);
+			CHECK_EQ(h, "fired timer was live", h->tm_want[k], want.seq);
+			h->tm_want[k] = 0; /* fired: reads as not armed */
+		}
+		if (h->monotone && got.t < h->last_pop_t) {
+			print_error("seed %llu step %lu: time went back: %lld after %lld\n",
+				    (unsigned long long)h->seed, h->step, (long long)got.t,
+				    (long long)h->last_pop_t);
+			fail();
+		}
+		h->last_pop_t = got.t;
+		if (ev_out)
+			*ev_out = got;
+	}
+	h->step++;
+	h_check_state(h);
+	return have_want;
+}
+
+static void h_drain(struct harness *h)
+{
+	while (h_pop(h, NULL))
+		;
+	CHECK_EQ(h, "queue empty after drain", h->q.n, 0);
+	CHECK_EQ(h, "peek on empty", evq_peek_time(&h->q), INT64_MAX);
+}
+
+/* ---- scripted cases ---- */
+
+static void test_empty(void **state)
+{
+	struct evq q;
+	struct evq_ev ev;
+	(void)state;
+
+	evq_init(&q);
+	assert_false(evq_pop(&q, &ev));
+	assert_int_equal(evq_peek_time(&q), INT64_MAX);
+	assert_int_equal(q.n, 0);
+	evq_release(&q);
+}
+
+static void test_ties_in_push_order(void **state)
+{
+	struct harness h;
+	struct evq_ev ev;
+	(void)state;
+
+	h_init(&h, 0, true);
+	/* Five events at one time, then earlier and later ones around them. */
+	for (int i = 0; i < 5; i++)
+		h_push(&h, 100, i & 1, i, (uint64_t)i);
+	h_push(&h, 50, 0, 5, 50);
+	h_push(&h, 200, 1, 6, 200);
+	h_push(&h, 100, 0, 7, 5);
+
+	assert_true(h_pop(&h, &ev));
+	assert_int_equal(ev.t, 50);
+	for (uint64_t i = 0; i < 6; i++) {
+		assert_true(h_pop(&h, &ev));
+		assert_int_equal(ev.t, 100);
+		assert_int_equal(ev.arg, i); /* push order, not heap order */
+	}
+	assert_true(h_pop(&h, &ev));
+	assert_int_equal(ev.t, 200);
+	assert_false(h_pop(&h, &ev));
+	h_release(&h);
+}
+
+static void test_push_returns_increasing_seq(void **state)
+{
+	struct evq q;
+	struct evq_timer tm = {0};
+	(void)state;
+
+	evq_init(&q);
+	assert_int_equal(evq_push(&q, 10, fn_a, NULL, 0), 1);
+	assert_int_equal(evq_push(&q, 5, fn_a, NULL, 0), 2);
+	evq_timer_arm(&q, &tm, 7, fn_b, NULL, 0);
+	assert_int_equal(tm.seq, 3);
+	assert_int_equal(evq_push(&q, 5, fn_a, NULL, 0), 4);
+	assert_int_equal(q.pushed, 4);
+	evq_release(&q);
+}
+
+static void test_cancelled_timer_never_fires(void **state)
+{
+	struct harness h;
+	struct evq_ev ev;
+	(void)state;
+
+	h_init(&h, 0, true);
+	h_push(&h, 10, 0, 0, 1);
+	h_arm(&h, 0, 5, 1, 1, 2);   /* earliest event, then cancelled */
+	h_arm(&h, 1, 10, 1, 2, 3);  /* tie with the plain event, cancelled */
+	h_push(&h, 20, 0, 3, 4);
+	h_cancel(&h, 0);
+	h_cancel(&h, 1);
+	assert_false(evq_timer_armed(&h.tm[0]));
+	/* Peek still sees the dead event at 5: it is only dropped on pop. */
+	assert_int_equal(evq_peek_time(&h.q), 5);
+
+	assert_true(h_pop(&h, &ev));
+	assert_int_equal(ev.arg, 1);
+	assert_null(ev.timer);
+	assert_true(h_pop(&h, &ev));
+	assert_int_equal(ev.arg, 4);
+	assert_false(h_pop(&h, &ev));
+	assert_int_equal(h.q.skipped, 2);
+	h_release(&h);
+}
+
+static void test_rearm_kills_old_event(void **state)
+{
+	struct harness h;
+	struct evq_ev ev;
+	(void)state;
+
+	h_init(&h, 0, true);
+	h_arm(&h, 0, 100, 0, 0, 1);
+	h_arm(&h, 0, 50, 0, 0, 2);  /* earlier: the 100 one dies */
+	h_arm(&h, 0, 70, 0, 0, 3);  /* later than 50: the 50 one dies */
+	h_arm(&h, 0, 70, 1, 1, 4);  /* same time again: the first 70 dies */
+	h_push(&h, 60, 0, 2, 5);
+
+	assert_true(h_pop(&h, &ev));
+	assert_int_equal(ev.arg, 5);
+	assert_true(evq_timer_armed(&h.tm[0]));
+	assert_true(h_pop(&h, &ev));
+	assert_int_equal(ev.t, 70);
+	assert_int_equal(ev.arg, 4);
+	assert_ptr_equal(ev.timer, &h.tm[0]);
+	assert_false(evq_timer_armed(&h.tm[0])); /* fired: not armed */
+	assert_false(h_pop(&h, &ev));
+	assert_int_equal(h.q.skipped, 3);
+	h_release(&h);
+}
+
+static void test_fired_timer_can_be_rearmed(void **state)
+{
+	struct harness h;
+	struct evq_ev ev;
+	(void)state;
+
+	h_init(&h, 0, true);
+	h_arm(&h, 3, 10, 0, 0, 1);
+	assert_true(h_pop(&h, &ev));
+	assert_false(evq_timer_armed(&h.tm[3]));
+	h_arm(&h, 3, 20, 0, 0, 2);
+	assert_true(evq_timer_armed(&h.tm[3]));
+	h_cancel(&h, 3);
+	h_cancel(&h, 3); /* cancelling twice is harmless */
+	h_arm(&h, 3, 30, 0, 0, 3);
+	assert_true(h_pop(&h, &ev));
+	assert_int_equal(ev.arg, 3);
+	assert_false(h_pop(&h, &ev));
+	h_release(&h);
+}
+
+static void test_only_dead_events_left(void **state)
+{
+	struct harness h;
+	struct evq_ev ev;
+	(void)state;
+
+	h_init(&h, 0, true);
+	for (int k = 0; k < NTIMERS; k++)
+		h_arm(&h, k, 40 - k, 0, 0, (uint64_t)k);
+	for (int k = 0; k < NTIMERS; k++)
+		h_cancel(&h, k);
+	assert_false(h_pop(&h, &ev));
+	assert_int_equal(h.q.n, 0);
+	assert_int_equal(h.q.skipped, NTIMERS);
+	assert_int_equal(evq_peek_time(&h.q), INT64_MAX);
+	h_release(&h);
+}
+
+/* Fill well past the initial capacity in descending time, so every push
+ * sifts to the root, then drain. */
+static void test_grows_past_initial_capacity(void **state)
+{
+	struct harness h;
+	uint32_t cap0, total;
+	(void)state;
+
+	h_init(&h, 0, true);
+	cap0 = h.q.cap;
+	assert_true(cap0 > 0);
+	total = 4 * cap0 + 3;
+	for (uint32_t i = 0; i < total; i++)
+		h_push(&h, (sim_ns)(total - i) / 3, (int)(i & 1), (int)(i % NOBJS), i);
+	assert_int_equal(h.q.n, total);
+	assert_true(h.q.cap >= total);
+	h_drain(&h);
+	h_release(&h);
+}
+
+/* ---- random cases ---- */
+
+/*
+ * One random run: keep the pending count near a target that itself moves
+ * (so the queue grows and shrinks past its initial capacity), mixing plain
+ * pushes, timer arms and re-arms, cancels and pops.  In monotone mode every
+ * new time is now + [0, span) as in the simulator; otherwise times are
+ * anywhere in [0, span), which tests the heap on arbitrary input.
+ */
+/* Times far apart in every bit of the 64, sign included: clusters of four
+ * consecutive nanoseconds around each base, so ties stay common. */
+static const sim_ns wide_bases[] = {
+	INT64_MIN, -5000000000LL, -1, 0, 4294967292LL /* 2^32 - 4 */, 4294967296LL,
+	300000000000LL /* 300 s */, (sim_ns)1 << 62, INT64_MAX - 3,
+};
+
+static void random_run(uint64_t seed, bool monotone, unsigned long ops, size_t target_max,
+		       sim_ns span)
+{
+	struct harness h;
+	struct rng r = {.s = seed * 0x9E3779B97F4A7C15ULL + 1};
+	sim_ns now = 0;
+	size_t target = 1;
+
+	h_init(&h, seed, monotone);
+	for (unsigned long i = 0; i < ops; i++) {
+		uint64_t x = rng_below(&r, 100);
+		sim_ns t = span > 0 ? (monotone ? now : 0) + (sim_ns)rng_below(&r, (uint64_t)span)
+				    : wide_bases[rng_below(&r, ARRAY_SIZE(wide_bases))] +
+					      (sim_ns)rng_below(&r, 4);
+		int f = (int)rng_below(&r, 2), obj = (int)rng_below(&r, NOBJS);
+		uint64_t arg = rng_next(&r);
+		bool want_more = oracle_len(&h.o) < target;
+
+		if (i % 997 == 0)
+			target = 1 + (size_t)rng_below(&r, target_max);
+		if (x < (want_more ? 45u : 25u)) {
+			h_push(&h, t, f, obj, arg);
+		} else if (x < (want_more ? 65u : 35u)) {
+			h_arm(&h, (int)rng_below(&r, NTIMERS), t, f, obj, arg);
+		} else if (x < (want_more ? 70u : 40u)) {
+			h_cancel(&h, (int)rng_below(&r, NTIMERS));
+		} else {
+			struct evq_ev ev;
+			if (h_pop(&h, &ev))
+				now = ev.t;
+		}
+	}
+	h_drain(&h);
+	h_release(&h);
+}
+
+static void test_random_monotone_ties(void **state)
+{
+	(void)state;
+	/* span 4: most events share their time with several others */
+	for (uint64_t seed = 1; seed <= 12; seed++)
+		random_run(seed, true, 20000, 3000, 4);
+}
+
+static void test_random_monotone_spread(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 101; seed <= 106; seed++)
+		random_run(seed, true, 20000, 3000, 1000);
+}
+
+static void test_random_arbitrary_times(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 201; seed <= 212; seed++)
+		random_run(seed, false, 20000, 3000, 16);
+}
+
+/* span 0: times from wide_bases, so order must hold on all 64 bits of t. */
+static void test_random_wide_times(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 701; seed <= 706; seed++)
+		random_run(seed, false, 20000, 3000, 0);
+}
+
+/* Small queues: every path near the root and the leaves, many seeds. */
+static void test_random_small(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 301; seed <= 600; seed++)
+		random_run(seed, seed & 1, 400, 9, 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_ties_in_push_order),
+		cmocka_unit_test(test_push_returns_increasing_seq),
+		cmocka_unit_test(test_cancelled_timer_never_fires),
+		cmocka_unit_test(test_rearm_kills_old_event),
+		cmocka_unit_test(test_fired_timer_can_be_rearmed),
+		cmocka_unit_test(test_only_dead_events_left),
+		cmocka_unit_test(test_grows_past_initial_capacity),
+		cmocka_unit_test(test_random_monotone_ties),
+		cmocka_unit_test(test_random_monotone_spread),
+		cmocka_unit_test(test_random_arbitrary_times),
+		cmocka_unit_test(test_random_wide_times),
+		cmocka_unit_test(test_random_small),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
