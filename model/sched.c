@@ -199,7 +199,20 @@ void sched_block(struct sim *sim, struct cpu *c, struct task *t)
 	t->sleep_start = sim->now;
 }
 
-static struct cpu *select_cpu(struct cpu *waker, struct task *t)
+/* wake_affine (kernel/sched/fair.c, 3.6) with loads counted in tasks of
+ * equal weight: affine when 100 * (this_load + 1) <= 112 * prev_load. */
+static bool wake_affine(const struct cpu *waker, const struct cpu *prev, bool sync)
+{
+	int64_t this_load = nr_running(waker), prev_load = nr_running(prev);
+
+	if (sync && waker->curr)
+		this_load -= 1; /* the waker is about to sleep */
+	if (this_load <= 0)
+		return true;
+	return 100 * (this_load + 1) <= 112 * prev_load;
+}
+
+static struct cpu *select_cpu(struct cpu *waker, struct task *t, bool sync)
 {
 	struct host *h = t->host;
 	struct cpu *prev = t->cpu, *target;
@@ -207,8 +220,9 @@ static struct cpu *select_cpu(struct cpu *waker, struct task *t)
 	if (t->pinned_cpu >= 0)
 		return &h->cpus[t->pinned_cpu];
 	target = prev;
-	if (waker && waker->host == h && h->sim->sc->wake_affine && nr_running(waker) <= nr_running(prev))
+	if (waker && waker != prev && waker->host == h && h->sim->sc->wake_affine && wake_affine(waker, prev, sync))
 		target = waker;
+	/* select_idle_sibling */
 	if (cpu_is_idle(target))
 		return target;
 	if (cpu_is_idle(prev))
@@ -241,7 +255,7 @@ static void resched_cpu(struct sim *sim, struct cpu *waker, struct cpu *target, 
 	}
 }
 
-void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t)
+void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 {
 	struct cpu *target;
 	bool was_idle;
@@ -251,7 +265,7 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t)
 	sim->cnt.wakeups++;
 	if (waker)
 		cpu_charge(sim, waker, COST_WAKEUP, waker->host->cfg->cost_cycles[COST_WAKEUP]);
-	target = select_cpu(waker, t);
+	target = select_cpu(waker, t, sync);
 	was_idle = cpu_is_idle(target);
 	/* place_entity: a sleeper gets at most half a latency of credit */
 	{

@@ -5,9 +5,12 @@
  *   - time slices: period = max(latency, nr * min_granularity), slice =
  *     period / nr, with both tunables scaled by 1 + ilog2(min(ncpus, 8))
  *     (SCHED_TUNABLESCALING_LOG);
- *   - wakeup placement: pinned CPU, else the waker's CPU when wake_affine
- *     and it is no busier than the task's previous CPU, else previous; an
- *     idle CPU is preferred when the chosen one is busy (select_idle_sibling);
+ *   - wakeup placement (select_task_rq_fair, wake_affine, 3.6): pinned CPU,
+ *     else the waker's CPU when wake_affine finds it balanced — its load
+ *     (runnable tasks; minus the waker itself for a sync wakeup) plus the
+ *     wakee is at most imbalance_pct/2 above the previous CPU's load
+ *     (MC domain: 125, so 112%) — else the previous CPU; then an idle CPU
+ *     is preferred when the chosen one is busy (select_idle_sibling);
  *   - wakeup preemption when the woken task's vruntime is ahead of the
  *     current one's by more than the wakeup granularity;
  *   - a cross-CPU reschedule is an IPI: RES before Linux 5.8; from 5.8 a
@@ -52,8 +55,9 @@ void sched_start_task(struct sim *sim, struct task *t, struct cpu *c);
 void sched_process_step(struct sim *sim, struct cpu *c);
 /* curr of c blocks (called from its own step). */
 void sched_block(struct sim *sim, struct cpu *c, struct task *t);
-/* Wake t; `waker` is the CPU whose step does it (charged the cost). */
-void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t);
+/* Wake t; `waker` is the CPU whose step does it (charged the cost).  `sync`:
+ * the waker is about to sleep (WF_SYNC: sk_data_ready wakes a reader so). */
+void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync);
 /* Scheduler tick on c (hardirq context). */
 void sched_tick(struct sim *sim, struct cpu *c);
 /* An IPI arrived on c. */

@@ -398,7 +398,7 @@ static void rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct
 
 	if (tc->receiver_waiting) { /* sk_data_ready */
 		tc->receiver_waiting = false;
-		sched_wakeup(sim, c, tc->receiver);
+		sched_wakeup(sim, c, tc->receiver, true);
 	}
 	/* __tcp_ack_snd_check */
 	if (tc->rcv_nxt - tc->rcv_wup > (uint64_t)tc->rcv_mss && tcp_select_window_now(tc) >= tc->rcv_wnd) {
@@ -449,7 +449,7 @@ static void rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct 
 		}
 		if (tc->sender_waiting && tc->sndbuf - tc->wmem_queued >= tc->wmem_queued / 2) {
 			tc->sender_waiting = false; /* sk_stream_write_space */
-			sched_wakeup(sim, c, tc->sender);
+			sched_wakeup(sim, c, tc->sender, false);
 		}
 	}
 	skb_free(sim, c, ack);
