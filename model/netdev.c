@@ -16,12 +16,20 @@
 #include "tcp.h"
 #include "util.h"
 
+/* netif_rx would drop the frame; the model has no loss recovery, so a run
+ * that overflows the backlog cannot go on. */
+static void backlog_overflow(struct sim *sim, struct cpu *c)
+{
+	sim_fail(sim, "[link] backlog: %d packets overflowed on cpu%d; drops and retransmission are not modelled, "
+		      "raise link.backlog", sim->sc->backlog_max, c->id);
+}
+
 static void lo_deliver(struct sim *sim, void *obj, uint64_t arg)
 {
 	struct skb *skb = obj;
 	struct cpu *c = &skb->dst_host->cpus[arg];
 	if (!cpu_backlog_enqueue(sim, c, skb))
-		INVARIANT(0, "loopback backlog overflow on cpu%d (raise link.backlog)", c->id);
+		backlog_overflow(sim, c);
 	cpu_kick(sim, c);
 }
 
@@ -34,7 +42,7 @@ static void lo_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
 		return;
 	}
 	if (!cpu_backlog_enqueue(sim, c, skb))
-		INVARIANT(0, "loopback backlog overflow on cpu%d (raise link.backlog)", c->id);
+		backlog_overflow(sim, c);
 }
 
 const struct netdev_ops netdev_loopback = {

@@ -12,6 +12,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,18 @@ uint64_t sim_at(struct sim *sim, sim_ns t, evq_fn fn, void *obj, uint64_t arg)
 {
 	INVARIANT(t >= sim->now, "event scheduled in the past (%lld < %lld)", (long long)t, (long long)sim->now);
 	return evq_push(&sim->evq, t, fn, obj, arg);
+}
+
+void sim_fail(struct sim *sim, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	err_set(sim->err, TCPSIM_EUSAGE, "%s (at t=%.6f s)", msg, (double)sim->now / 1e9);
+	sim->stop = true;
 }
 
 bool sim_kernel_at_least(const struct sim *sim, int major, int minor)
@@ -323,6 +336,7 @@ int tcpsim_run(const struct scenario *sc, struct metrics *out, struct tcpsim_err
 	memset(&sim, 0, sizeof(sim));
 	memset(&ms, 0, sizeof(ms));
 	sim.sc = sc;
+	sim.err = err;
 	sim.dev = netdev_for(sc);
 	if (!sim.dev)
 		return err_set(err, TCPSIM_EUSAGE, "[link] type: '%s' path is not modelled in this version",
@@ -377,6 +391,12 @@ int tcpsim_run(const struct scenario *sc, struct metrics *out, struct tcpsim_err
 		sim.now = ev.t;
 		sim.events++;
 		ev.fn(&sim, ev.obj, ev.arg);
+	}
+	if (err && err->code) {
+		free(ms.batch_bps);
+		free(ms.sleep_mark);
+		sim_free(&sim);
+		return err->code;
 	}
 	fill_metrics(&sim, &ms, out);
 	free(ms.batch_bps);

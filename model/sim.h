@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "err.h"
 #include "evq.h"
 #include "metrics.h"
 #include "scenario.h"
@@ -112,6 +113,7 @@ struct sim {
 
 	struct counters cnt;
 	bool stop;                   /* the run is over (duration or steady) */
+	struct tcpsim_err *err;      /* where sim_fail reports; owned by the caller */
 	int kernel_major, kernel_minor;
 };
 
@@ -120,6 +122,9 @@ static inline sim_ns sim_now(const struct sim *sim) { return sim->now; }
 
 /* Schedule fn(sim, obj, arg) at absolute time t (>= now). */
 uint64_t sim_at(struct sim *sim, sim_ns t, evq_fn fn, void *obj, uint64_t arg);
+
+/* Stop the run with a user-facing error (a setting the model cannot honour). */
+void sim_fail(struct sim *sim, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Kernel version imitated by the sending host's profile is at least major.minor. */
 bool sim_kernel_at_least(const struct sim *sim, int major, int minor);

@@ -63,6 +63,7 @@ bad_input "missing --format argument" "--format" "needs an argument" -- run "$D/
 bad_input "missing scenario" "missing scenario" -- run
 bad_input "two scenarios to run" "unexpected argument" -- run "$D/good.cfg" "$D/good.cfg"
 bad_input "unknown command" "swep" -- swep
+bad_input "backlog the model cannot honour" "backlog" "link.backlog" -- run "$D/good.cfg" -s link.backlog=1 -s app.instances=4
 bad_input "compare: -s before a file" "-s link.mtu=1500" -- compare -s link.mtu=1500 "$D/good.cfg" "$D/good.cfg"
 bad_input "compare: one file" "two scenario files" -- compare "$D/good.cfg"
 bad_input "compare: bad second file" "unknown-key.cfg:3" "mtuu" -- compare "$D/good.cfg" "$D/unknown-key.cfg"
