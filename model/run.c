@@ -163,7 +163,7 @@ static void host_init(struct sim *sim, struct host *h, int id, int ntasks, int n
 	}
 }
 
-static void sim_free(struct sim *sim)
+void sim_release(struct sim *sim)
 {
 	for (int h = 0; h < sim->nhosts; h++) {
 		for (int i = 0; i < sim->hosts[h].ncpus; i++)
@@ -326,63 +326,80 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	}
 }
 
+int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
+{
+	int rh;
+
+	memset(sim, 0, sizeof(*sim));
+	sim->sc = sc;
+	sim->err = err;
+	sim->dev = netdev_for(sc);
+	if (!sim->dev)
+		return err_set(err, TCPSIM_EUSAGE, "[link] type: '%s' path is not modelled in this version",
+			       sc->link_type == LINK_NIC ? "nic" : "?");
+	evq_init(&sim->evq);
+	sim->rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(sim->rng, (unsigned long)sc->seed);
+	parse_kernel(sim, sc->host[0].kernel);
+
+	sim->nhosts = sc->link_type == LINK_NIC ? 2 : 1;
+	sim->nconns = sc->instances;
+	sim->ntasks = 2 * sc->instances;
+	for (int h = 0; h < sim->nhosts; h++)
+		host_init(sim, &sim->hosts[h], h, sim->ntasks, sim->nconns);
+	if (sim->dev->init)
+		sim->dev->init(sim);
+	rh = sim->nhosts - 1;
+
+	sim->tasks = xcalloc((size_t)sim->ntasks, sizeof(*sim->tasks));
+	sim->conns = xcalloc((size_t)sim->nconns, sizeof(*sim->conns));
+	for (int i = 0; i < sc->instances; i++) {
+		struct tcp_conn *tc = &sim->conns[i];
+		struct task *snd = &sim->tasks[2 * i], *rcv = &sim->tasks[2 * i + 1];
+		struct host *sh = &sim->hosts[0], *rhh = &sim->hosts[rh];
+		int scpu = sc->send_cpu >= 0 ? sc->send_cpu : (2 * i) % sh->ncpus;
+		int rcpu = sc->recv_cpu >= 0 ? sc->recv_cpu : (2 * i + 1) % rhh->ncpus;
+
+		tcp_conn_init(sim, tc, i, sh, rhh);
+		task_setup(sim, snd, 2 * i, "netperf", i, sh, sc->send_cpu,
+			   sc->test == APP_TCP_SENDFILE ? &app_sendfile_sender : &app_stream_sender, tc);
+		task_setup(sim, rcv, 2 * i + 1, "netserver", i, rhh, sc->recv_cpu, &app_receiver, tc);
+		tc->sender = snd;
+		tc->receiver = rcv;
+		rcv->cpu = &rhh->cpus[rcpu];
+		snd->cpu = &sh->cpus[scpu];
+	}
+	return TCPSIM_OK;
+}
+
+void sim_start(struct sim *sim)
+{
+	for (int i = 0; i < sim->nconns; i++) { /* each receiver, then its sender */
+		sched_start_task(sim, sim->conns[i].receiver, sim->conns[i].receiver->cpu);
+		sched_start_task(sim, sim->conns[i].sender, sim->conns[i].sender->cpu);
+	}
+	for (int h = 0; h < sim->nhosts; h++) {
+		struct host *hh = &sim->hosts[h];
+		sim_ns period = NS_PER_S / hh->cfg->hz;
+		for (int i = 0; i < hh->ncpus; i++)
+			sim_at(sim, period * (i + 1) / hh->ncpus, tick_ev, &hh->cpus[i], 0);
+	}
+}
+
 int tcpsim_run(const struct scenario *sc, struct metrics *out, struct tcpsim_err *err)
 {
 	struct sim sim;
 	struct measure ms;
 	struct evq_ev ev;
-	int rh;
+	int rc;
 
-	memset(&sim, 0, sizeof(sim));
 	memset(&ms, 0, sizeof(ms));
-	sim.sc = sc;
-	sim.err = err;
-	sim.dev = netdev_for(sc);
-	if (!sim.dev)
-		return err_set(err, TCPSIM_EUSAGE, "[link] type: '%s' path is not modelled in this version",
-			       sc->link_type == LINK_NIC ? "nic" : "?");
-	evq_init(&sim.evq);
-	sim.rng = gsl_rng_alloc(gsl_rng_mt19937);
-	gsl_rng_set(sim.rng, (unsigned long)sc->seed);
-	parse_kernel(&sim, sc->host[0].kernel);
-
-	sim.nhosts = sc->link_type == LINK_NIC ? 2 : 1;
-	sim.nconns = sc->instances;
-	sim.ntasks = 2 * sc->instances;
-	for (int h = 0; h < sim.nhosts; h++)
-		host_init(&sim, &sim.hosts[h], h, sim.ntasks, sim.nconns);
-	if (sim.dev->init)
-		sim.dev->init(&sim);
-	rh = sim.nhosts - 1;
-
-	sim.tasks = xcalloc((size_t)sim.ntasks, sizeof(*sim.tasks));
-	sim.conns = xcalloc((size_t)sim.nconns, sizeof(*sim.conns));
+	rc = sim_init(&sim, sc, err);
+	if (rc)
+		return rc;
 	ms.sleep_mark = xcalloc((size_t)sim.ntasks, sizeof(*ms.sleep_mark));
 	ms.sim = &sim;
-	for (int i = 0; i < sc->instances; i++) {
-		struct tcp_conn *tc = &sim.conns[i];
-		struct task *snd = &sim.tasks[2 * i], *rcv = &sim.tasks[2 * i + 1];
-		struct host *sh = &sim.hosts[0], *rhh = &sim.hosts[rh];
-		int scpu = sc->send_cpu >= 0 ? sc->send_cpu : (2 * i) % sh->ncpus;
-		int rcpu = sc->recv_cpu >= 0 ? sc->recv_cpu : (2 * i + 1) % rhh->ncpus;
-
-		tcp_conn_init(&sim, tc, i, sh, rhh);
-		task_setup(&sim, snd, 2 * i, "netperf", i, sh, sc->send_cpu,
-			   sc->test == APP_TCP_SENDFILE ? &app_sendfile_sender : &app_stream_sender, tc);
-		task_setup(&sim, rcv, 2 * i + 1, "netserver", i, rhh, sc->recv_cpu, &app_receiver, tc);
-		tc->sender = snd;
-		tc->receiver = rcv;
-		rcv->cpu = &rhh->cpus[rcpu];
-		snd->cpu = &sh->cpus[scpu];
-		sched_start_task(&sim, rcv, rcv->cpu);
-		sched_start_task(&sim, snd, snd->cpu);
-	}
-	for (int h = 0; h < sim.nhosts; h++) {
-		struct host *hh = &sim.hosts[h];
-		sim_ns period = NS_PER_S / hh->cfg->hz;
-		for (int i = 0; i < hh->ncpus; i++)
-			sim_at(&sim, period * (i + 1) / hh->ncpus, tick_ev, &hh->cpus[i], 0);
-	}
+	sim_start(&sim);
 	sim_at(&sim, sc->warmup_ns, warmup_end_ev, &ms, 0);
 
 	while (!sim.stop && evq_pop(&sim.evq, &ev)) {
@@ -392,15 +409,11 @@ int tcpsim_run(const struct scenario *sc, struct metrics *out, struct tcpsim_err
 		sim.events++;
 		ev.fn(&sim, ev.obj, ev.arg);
 	}
-	if (err && err->code) {
-		free(ms.batch_bps);
-		free(ms.sleep_mark);
-		sim_free(&sim);
-		return err->code;
-	}
-	fill_metrics(&sim, &ms, out);
+	rc = err && err->code ? err->code : TCPSIM_OK;
+	if (!rc)
+		fill_metrics(&sim, &ms, out);
 	free(ms.batch_bps);
 	free(ms.sleep_mark);
-	sim_free(&sim);
-	return TCPSIM_OK;
+	sim_release(&sim);
+	return rc;
 }

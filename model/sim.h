@@ -117,6 +117,13 @@ struct sim {
 	int kernel_major, kernel_minor;
 };
 
+/* Build hosts, CPUs, connections and tasks for sc (nothing runs yet). */
+int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err);
+/* Start the tasks and the scheduler ticks. */
+void sim_start(struct sim *sim);
+/* Free everything sim_init made. */
+void sim_release(struct sim *sim);
+
 /* Current simulated time. */
 static inline sim_ns sim_now(const struct sim *sim) { return sim->now; }
 

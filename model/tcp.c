@@ -160,6 +160,7 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 		space = min64(space, init_segs * tc->mss_bytes);
 	}
 	tc->rcv_wnd = (uint32_t)space;
+	tc->rcv_ssthresh = space;
 	tc->snd_wnd_end = tc->rcv_wnd;
 	tc->max_window = tc->rcv_wnd;
 
@@ -309,8 +310,8 @@ uint32_t tcp_select_window_now(const struct tcp_conn *tc)
 		mss = full_space;
 	if (free_space < full_space / 2 && free_space < mss)
 		return 0;
-	if (free_space > tc->window_clamp)
-		free_space = tc->window_clamp;
+	if (free_space > tc->rcv_ssthresh)
+		free_space = tc->rcv_ssthresh;
 	window = tc->rcv_wnd;
 	/* keep the advertised window unless it is off by an MSS or more */
 	if (window <= free_space - mss || window > free_space)
@@ -368,6 +369,11 @@ static void queue_in_order(struct tcp_conn *tc, struct skb *skb)
 	tc->rcv_nxt += skb->len;
 	tc->rmem_alloc += skb->truesize;
 	skb_list_push(&tc->rq, skb);
+	/* tcp_grow_window */
+	if (tc->rcv_ssthresh < tc->window_clamp &&
+	    tc->rcv_ssthresh < win_from_space(tc, tc->rcvbuf - tc->rmem_alloc) &&
+	    win_from_space(tc, skb->truesize) <= (int64_t)skb->len)
+		tc->rcv_ssthresh = min64(tc->rcv_ssthresh + 2 * tc->advmss, tc->window_clamp);
 	if ((int)seg >= tc->rcv_mss) /* tcp_measure_rcv_mss */
 		tc->rcv_mss = (int)min64(seg, tc->advmss);
 }

@@ -12,6 +12,12 @@
  * unless nodelay.  sndbuf bounds wmem_queued; a sender over it sleeps until
  * ACKs free a third of it (sk_stream_write_space).
  *
+ * The window offered grows with rcv_ssthresh (tcp_grow_window: two advmss
+ * per in-order skb while below the clamp and the free space) and never
+ * shrinks; an ACK on receipt also needs the window it would offer to be no
+ * smaller than the one offered (so unread data defers the ACK to the
+ * reader's tcp_cleanup_rbuf or the timer).
+ *
  * Receiver: in-order data is queued.  No loss is modelled, but frames of
  * one connection sent from two CPUs can overtake each other on loopback
  * (each CPU has its own backlog), so a frame ahead of rcv_nxt waits in the
@@ -73,6 +79,7 @@ struct tcp_conn {
 	/* receiver */
 	uint64_t rcv_nxt, rcv_wup, copied_seq;
 	uint32_t rcv_wnd;            /* window advertised at rcv_wup */
+	int64_t rcv_ssthresh;        /* window growth limit (tcp_grow_window) */
 	struct skb_list rq;          /* receive queue */
 	struct skb *ofo;             /* out-of-order queue, sorted by seq */
 	int64_t rmem_alloc, rcvbuf;

@@ -1,0 +1,261 @@
+/*
+ * test_tcp: TCP told as stories over a fake link.
+ *
+ * The fake device captures every skb TCP transmits instead of delivering
+ * it; the test plays the network, handing frames to the receiver and ACKs
+ * back to the sender itself, and checks what each side does in reply.
+ * The stories are the mechanism of Linux commit 0cf833aefaa8 at the level
+ * of single frames: with MTU 16436 a 3-segment frame is ACKed at once; with
+ * MTU 65536 a 1-segment frame is not, the second one is, and a lone frame
+ * is ACKed by the delayed-ACK timer after tcp.ato_min.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "cpu.h"
+#include "netdev.h"
+#include "sim.h"
+#include "skb.h"
+#include "tcp.h"
+
+#define CAP_MAX 64
+
+struct capture {
+	struct skb *skb[CAP_MAX];
+	sim_ns when[CAP_MAX];
+	int n;
+};
+
+static void fake_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
+{
+	struct capture *cap = sim->dev_state;
+	(void)c;
+	assert_true(cap->n < CAP_MAX);
+	cap->when[cap->n] = sim->now;
+	cap->skb[cap->n++] = skb;
+}
+
+static const struct netdev_ops fake_dev = {.name = "fake", .xmit = fake_xmit};
+
+struct story {
+	struct scenario sc;
+	struct sim sim;
+	struct capture cap;
+	struct tcp_conn *tc;
+	struct cpu *c;
+};
+
+static void story_begin(struct story *st, const char *mtu)
+{
+	struct tcpsim_err err = {0};
+
+	config_defaults(&st->sc);
+	assert_int_equal(config_set(&st->sc, "link.mtu", mtu, "test", &err), 0);
+	assert_int_equal(config_set(&st->sc, "run.cost_jitter", "0", "test", &err), 0);
+	assert_int_equal(config_set(&st->sc, "tcp.rcvbuf", "512K", "test", &err), 0);
+	assert_int_equal(sim_init(&st->sim, &st->sc, &err), 0);
+	memset(&st->cap, 0, sizeof(st->cap));
+	st->sim.dev = &fake_dev;
+	st->sim.dev_state = &st->cap;
+	st->tc = &st->sim.conns[0];
+	st->c = &st->sim.hosts[0].cpus[0];
+	/* after the handshake and slow start: the receiver (SO_RCVBUF 512K,
+	 * doubled, half of it offerable) has grown its window to 256 KB and
+	 * advertised it, and quickack mode is over */
+	st->tc->rcv_ssthresh = 256 * 1024;
+	st->tc->rcv_wnd = 256 * 1024;
+	st->tc->snd_wnd_end = 256 * 1024;
+	st->tc->max_window = 256 * 1024;
+	st->tc->quick = 0;
+}
+
+static void story_end(struct story *st)
+{
+	sim_release(&st->sim);
+}
+
+/* Run the event loop until `until` (the CPUs idle: only timers fire). */
+static void run_until(struct story *st, sim_ns until)
+{
+	struct evq_ev ev;
+	while (evq_peek_time(&st->sim.evq) <= until && evq_pop(&st->sim.evq, &ev)) {
+		st->sim.now = ev.t;
+		ev.fn(&st->sim, ev.obj, ev.arg);
+	}
+	st->sim.now = until;
+}
+
+static struct skb *last(struct story *st)
+{
+	assert_true(st->cap.n > 0);
+	return st->cap.skb[st->cap.n - 1];
+}
+
+static void test_16k_frame_of_three_segments_is_acked_at_once(void **state)
+{
+	struct story st;
+	struct skb *frame, *ack;
+	(void)state;
+
+	story_begin(&st, "16436");
+	assert_int_equal(st.tc->mss_bytes, 16384);
+	/* the application writes one size goal's worth: TCP sends it as one frame */
+	assert_int_equal(tcp_send_append(&st.sim, st.c, st.tc, 3 * 16384, false), 3 * 16384);
+	assert_int_equal(st.cap.n, 1);
+	frame = last(&st);
+	assert_int_equal(frame->kind, SKB_DATA);
+	assert_int_equal(frame->len, 49152);
+	assert_int_equal(frame->segs, 3);
+	assert_int_equal(frame->gso_size, 16384);
+	/* the receiver learns rcv_mss = 16384 and, 49152 > 16384 unacked, ACKs now */
+	tcp_rcv(&st.sim, st.c, frame);
+	assert_int_equal(st.cap.n, 2);
+	ack = last(&st);
+	assert_int_equal(ack->kind, SKB_ACK);
+	assert_true(ack->ack_seq == 49152);
+	assert_int_equal(st.tc->rcv_mss, 16384);
+	assert_false(st.tc->ack_pending);
+	/* the ACK frees the write queue */
+	tcp_rcv(&st.sim, st.c, ack);
+	assert_true(st.tc->snd_una == 49152);
+	assert_int_equal(st.tc->wq.len, 0);
+	story_end(&st);
+}
+
+static void test_64k_one_ack_per_two_frames(void **state)
+{
+	struct story st;
+	struct skb *f1, *f2, *ack;
+	(void)state;
+
+	story_begin(&st, "65536");
+	assert_int_equal(st.tc->mss_bytes, 65484);
+	assert_int_equal(tcp_send_append(&st.sim, st.c, st.tc, 65484, false), 65484);
+	assert_int_equal(st.cap.n, 1);
+	f1 = last(&st);
+	assert_int_equal(f1->segs, 1);
+	assert_int_equal(f1->gso_size, 0); /* one segment: not a GSO frame */
+	tcp_rcv(&st.sim, st.c, f1);
+	/* exactly one rcv_mss unacked: no ACK yet, the delayed ACK is armed */
+	assert_int_equal(st.cap.n, 1);
+	assert_true(st.tc->ack_pending);
+	assert_true(evq_timer_armed(&st.tc->delack_tm));
+
+	assert_int_equal(tcp_send_append(&st.sim, st.c, st.tc, 65484, false), 65484);
+	assert_int_equal(st.cap.n, 2);
+	f2 = last(&st);
+	tcp_rcv(&st.sim, st.c, f2);
+	/* two frames unacked: more than one rcv_mss, so the ACK goes now */
+	assert_int_equal(st.cap.n, 3);
+	ack = last(&st);
+	assert_int_equal(ack->kind, SKB_ACK);
+	assert_true(ack->ack_seq == 2 * 65484ULL);
+	assert_false(st.tc->ack_pending);
+	assert_false(evq_timer_armed(&st.tc->delack_tm));
+	tcp_rcv(&st.sim, st.c, ack);
+	story_end(&st);
+}
+
+static void test_lone_frame_acked_by_delack_timer(void **state)
+{
+	struct story st;
+	struct skb *ack;
+	(void)state;
+
+	story_begin(&st, "65536");
+	tcp_send_append(&st.sim, st.c, st.tc, 65484, false);
+	tcp_rcv(&st.sim, st.c, last(&st));
+	assert_int_equal(st.cap.n, 1);
+	run_until(&st, st.sc.ato_min_ns - 1);
+	assert_int_equal(st.cap.n, 1); /* not before the timer */
+	run_until(&st, st.sc.ato_min_ns + 1000000);
+	assert_int_equal(st.cap.n, 2);
+	ack = last(&st);
+	assert_int_equal(ack->kind, SKB_ACK);
+	assert_true(st.cap.when[1] >= st.sc.ato_min_ns);
+	assert_true(st.sim.cnt.acks_delack == 1);
+	tcp_rcv(&st.sim, st.c, ack);
+	story_end(&st);
+}
+
+static void test_nagle_holds_short_tail_while_in_flight(void **state)
+{
+	struct story st;
+	(void)state;
+
+	story_begin(&st, "16436");
+	/* a 10 KB write with nothing in flight goes at once */
+	tcp_send_append(&st.sim, st.c, st.tc, 10240, false);
+	tcp_push(&st.sim, st.c, st.tc, true);
+	assert_int_equal(st.cap.n, 1);
+	assert_int_equal(last(&st)->len, 10240);
+	/* the next one waits: data is in flight */
+	tcp_send_append(&st.sim, st.c, st.tc, 10240, false);
+	tcp_push(&st.sim, st.c, st.tc, true);
+	assert_int_equal(st.cap.n, 1);
+	/* nodelay sends it */
+	st.sc.nodelay = true;
+	tcp_push(&st.sim, st.c, st.tc, true);
+	assert_int_equal(st.cap.n, 2);
+	assert_int_equal(last(&st)->len, 10240);
+	/* deliver both so nothing is left behind */
+	tcp_rcv(&st.sim, st.c, st.cap.skb[0]);
+	tcp_rcv(&st.sim, st.c, st.cap.skb[1]);
+	story_end(&st);
+}
+
+static void test_frames_respect_the_receive_window(void **state)
+{
+	struct story st;
+	(void)state;
+
+	story_begin(&st, "16436");
+	st.tc->snd_wnd_end = 20000; /* the peer offers 20000 bytes */
+	tcp_send_append(&st.sim, st.c, st.tc, 49152, false);
+	/* only whole MSS that fit: one segment of 16384 */
+	assert_int_equal(st.cap.n, 1);
+	assert_int_equal(last(&st)->len, 16384);
+	assert_true(st.tc->snd_nxt == 16384);
+	tcp_rcv(&st.sim, st.c, st.cap.skb[0]);
+	story_end(&st);
+}
+
+static void test_unread_data_defers_the_ack_to_the_reader(void **state)
+{
+	struct story st;
+	(void)state;
+
+	story_begin(&st, "16436");
+	/* the window has grown to the clamp: any unread data would shrink it */
+	st.tc->rcv_ssthresh = st.tc->window_clamp;
+	st.tc->rcv_wnd = (uint32_t)st.tc->window_clamp;
+	tcp_send_append(&st.sim, st.c, st.tc, 3 * 16384, false);
+	tcp_rcv(&st.sim, st.c, last(&st));
+	assert_int_equal(st.cap.n, 1); /* __tcp_ack_snd_check: the window would shrink */
+	assert_true(st.tc->ack_pending);
+	/* recv() copies it: tcp_cleanup_rbuf sends the pending ACK */
+	assert_int_equal(tcp_recv_copy(&st.sim, st.c, st.tc, 1 << 20), 16384 * 3);
+	assert_int_equal(st.cap.n, 2);
+	assert_int_equal(last(&st)->kind, SKB_ACK);
+	assert_true(st.sim.cnt.acks_rbuf == 1);
+	tcp_rcv(&st.sim, st.c, last(&st));
+	story_end(&st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_16k_frame_of_three_segments_is_acked_at_once),
+		cmocka_unit_test(test_64k_one_ack_per_two_frames),
+		cmocka_unit_test(test_lone_frame_acked_by_delack_timer),
+		cmocka_unit_test(test_nagle_holds_short_tail_while_in_flight),
+		cmocka_unit_test(test_frames_respect_the_receive_window),
+		cmocka_unit_test(test_unread_data_defers_the_ack_to_the_reader),
+	};
+	return cmocka_run_group_tests_name("tcp stories", tests, NULL, NULL);
+}
