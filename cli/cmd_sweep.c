@@ -170,19 +170,7 @@ static int load_base(struct scenario *sc, const char *path, char **ov, int nov)
 {
 	struct tcpsim_err err = {0};
 
-	config_defaults(sc);
-	if (config_load(sc, path, &err) == TCPSIM_OK) {
-		for (int i = 0; i < nov && !err.code; i++) {
-			size_t n = strlen(ov[i]) + 4;
-			char *origin = xmalloc(n);
-			snprintf(origin, n, "-s %s", ov[i]);
-			config_override(sc, ov[i], origin, &err);
-			free(origin);
-		}
-	}
-	if (!err.code)
-		config_validate(sc, &err);
-	if (err.code) {
+	if (config_load_with_overrides(sc, path, (const char *const *)ov, nov, &err)) {
 		print_err(&err);
 		return 2;
 	}

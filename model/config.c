@@ -1489,3 +1489,22 @@ void config_dump(const struct scenario *sc, FILE *f, const char *prefix)
 			fprintf(f, "%s%s = %s\n", prefix, key_short(&k), val);
 	}
 }
+
+int config_load_with_overrides(struct scenario *sc, const char *path, const char *const *overrides, int n,
+			       struct tcpsim_err *err)
+{
+	config_defaults(sc);
+	if (config_load(sc, path, err))
+		return err->code;
+	for (int i = 0; i < n; i++) {
+		size_t len = strlen(overrides[i]) + 4;
+		char *origin = xmalloc(len);
+		int rc;
+		snprintf(origin, len, "-s %s", overrides[i]);
+		rc = config_override(sc, overrides[i], origin, err);
+		free(origin);
+		if (rc)
+			return rc;
+	}
+	return config_validate(sc, err);
+}

@@ -41,6 +41,11 @@ int config_override(struct scenario *sc, const char *assignment, const char *ori
 int config_set(struct scenario *sc, const char *fullkey, const char *value,
 	       const char *where, struct tcpsim_err *err);
 
+/* The whole recipe of a command line: defaults, the file, each "-s"
+ * assignment in order (named "-s ARG" in errors), then config_validate. */
+int config_load_with_overrides(struct scenario *sc, const char *path, const char *const *overrides, int n,
+			       struct tcpsim_err *err);
+
 /* Check cross-key constraints (e.g. recv_cpu < cpus).  Called after loading. */
 int config_validate(const struct scenario *sc, struct tcpsim_err *err);
 
