@@ -122,6 +122,20 @@ static bool pull_task(struct sim *sim, struct cpu *c, uint32_t min_imbalance)
 	return true;
 }
 
+/* Per-state invariants (sched.h): curr is RUNNING here, every queued task
+ * is RUNNABLE here, and none is both. O(run queue), run at every switch. */
+static void check_cpu(const struct cpu *c)
+{
+	if (c->curr)
+		INVARIANT(c->curr->state == TASK_RUNNING && c->curr->cpu == c, "cpu%d: curr %s not running here",
+			  c->id, c->curr->name);
+	for (uint32_t i = 0; i < c->nrq; i++) {
+		const struct task *t = c->rq[i];
+		INVARIANT(t->state == TASK_RUNNABLE && t->cpu == c && t != c->curr,
+			  "cpu%d: queued task %s in state %d", c->id, t->name, (int)t->state);
+	}
+}
+
 /* __schedule(): put prev back if still runnable, pick next, switch. */
 static void schedule(struct sim *sim, struct cpu *c)
 {
@@ -158,6 +172,7 @@ static void schedule(struct sim *sim, struct cpu *c)
 		}
 	}
 	update_min_vruntime(c);
+	check_cpu(c);
 	if (prev != next) {
 		sim->cnt.cs++;
 		cpu_charge(sim, c, COST_CTXSW, c->host->cfg->cost_cycles[COST_CTXSW]);

@@ -48,6 +48,17 @@ static int64_t win_from_space(const struct tcp_conn *tc, int64_t space)
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
+/* Sequence-space and memory invariants of both ends (tcp.h). */
+static void check_conn(const struct tcp_conn *tc)
+{
+	INVARIANT(tc->snd_una <= tc->snd_nxt && tc->snd_nxt <= tc->write_seq,
+		  "conn %d: snd_una %llu snd_nxt %llu write_seq %llu out of order", tc->id,
+		  (unsigned long long)tc->snd_una, (unsigned long long)tc->snd_nxt, (unsigned long long)tc->write_seq);
+	INVARIANT(tc->rcv_wup <= tc->rcv_nxt && tc->copied_seq <= tc->rcv_nxt && tc->rcv_nxt <= tc->snd_nxt,
+		  "conn %d: receive sequence out of order", tc->id);
+	INVARIANT(tc->wmem_queued >= 0 && tc->rmem_alloc >= 0, "conn %d: negative socket memory", tc->id);
+}
+
 /* ------------------------------------------------------------------ */
 /* congestion control                                                  */
 
@@ -460,6 +471,7 @@ static void rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct 
 	}
 	skb_free(sim, c, ack);
 	tcp_push(sim, c, tc, true); /* tcp_data_snd_check */
+	check_conn(tc);
 }
 
 void tcp_rcv(struct sim *sim, struct cpu *c, struct skb *skb)
@@ -538,5 +550,6 @@ uint32_t tcp_recv_copy(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint
 	}
 	rcv_space_adjust(sim, tc);
 	cleanup_rbuf(sim, c, tc, n);
+	check_conn(tc);
 	return n;
 }
