@@ -87,6 +87,8 @@ struct row {
 
 static const char *const link_type_names[] = {[LINK_LOOPBACK] = "loopback", [LINK_NIC] = "nic", NULL};
 static const char *const cc_names[] = {[CC_RENO] = "reno", [CC_CUBIC] = "cubic", NULL};
+static const char *const sendfile_names[] = {[SENDFILE_LINUX] = "linux", [SENDFILE_FREEBSD_OLD] = "freebsd-old",
+					    [SENDFILE_FREEBSD_NEW] = "freebsd-new", NULL};
 static const char *const test_names[] = {
 	[APP_TCP_STREAM] = "TCP_STREAM", [APP_TCP_SENDFILE] = "TCP_SENDFILE", NULL};
 
@@ -130,6 +132,23 @@ static const struct row rows[] = {
 	 .def = "3.6", .unit = "", .help = "kernel version imitated, MAJOR.MINOR"},
 	{HKEY("name"), .type = T_STRING, HC(name),
 	 .def = "atom", .unit = "", .help = "machine profile name, for reports"},
+	{HKEY("monitors"), .type = T_INT, HC(monitors), .min = 0, .max = 4096, .def = "0", .unit = "tasks",
+	 .help = "background tasks that wake every monitor_period and run cost.monitor cycles"},
+	{HKEY("monitor_period"), .type = T_TIME, HC(monitor_period_ns), .min = MS, .max = 3600 * SEC, .def = "1s",
+	 .unit = "s", .help = "how often each background task wakes"},
+	/* the host's NIC (link.type = nic): IRQ affinity and ethtool -C.  Defaults:
+	 * the Linux myri10ge driver of 2006 (myri10ge_intr_coal_delay = 25 us, no
+	 * frame count; TX completions share the interrupt) */
+	{HKEY("irq_cpu"), .type = T_INT, HC(irq_cpu), .min = 0, .max = SCENARIO_MAX_CPUS - 1, .def = "0",
+	 .unit = "CPU", .help = "CPU that takes the NIC interrupt and runs its NAPI poll (nic)"},
+	{HKEY("rx_usecs"), .type = T_TIME, HC(rx_coal_ns), .min = 0, .max = SEC, .def = "25us", .unit = "us",
+	 .help = "interrupt coalescing: delay from a received frame to the interrupt (ethtool rx-usecs; nic)"},
+	{HKEY("rx_frames"), .type = T_INT, HC(rx_coal_frames), .min = 0, .max = 1e6, .def = "0", .unit = "frames",
+	 .help = "interrupt at once after this many received frames; 0 = no limit (ethtool rx-frames; nic)"},
+	{HKEY("tx_usecs"), .type = T_TIME, HC(tx_coal_ns), .min = 0, .max = SEC, .def = "25us", .unit = "us",
+	 .help = "interrupt coalescing for TX completions (ethtool tx-usecs; nic)"},
+	{HKEY("tx_frames"), .type = T_INT, HC(tx_coal_frames), .min = 0, .max = 1e6, .def = "0", .unit = "frames",
+	 .help = "interrupt at once after this many TX completions; 0 = no limit (ethtool tx-frames; nic)"},
 
 	/* [cost] and [rcost]: one key per cost_table row; bounds, default, help there */
 	{.group = G_COST, .key = NULL, .type = T_DOUBLE, HC(cost_cycles[0]), .min = 0, .unit = "cycles"},
@@ -150,6 +169,10 @@ static const struct row rows[] = {
 	 .def = "300", .unit = "packets", .help = "netdev_budget: packets per net_rx_action run"},
 	{KEY(G_LINK, "link", "weight"), .type = T_INT, SC(dev_weight), .min = 1, .max = 1e4,
 	 .def = "64", .unit = "packets", .help = "dev_weight: packets per backlog or NAPI poll"},
+	{KEY(G_LINK, "link", "tx_ring"), .type = T_INT, SC(tx_ring), .min = 1, .max = 1e6,
+	 .def = "512", .unit = "skbs", .help = "TX ring: driver skbs (a TSO frame or one segment) queued on the NIC (nic)"},
+	{KEY(G_LINK, "link", "rx_ring"), .type = T_INT, SC(rx_ring), .min = 1, .max = 1e6,
+	 .def = "512", .unit = "frames", .help = "RX ring: frames the NIC holds; when full the peer pauses (802.3x; nic)"},
 
 	/* [offload] */
 	{KEY(G_OFFLOAD, "offload", "tso"), .type = T_BOOL, SC(tso), .def = "on", .unit = "",
@@ -210,6 +233,9 @@ static const struct row rows[] = {
 	 .def = "-1", .unit = "CPU", .help = "sender's CPU; -1 = scheduler decides (netperf -T)"},
 	{KEY(G_APP, "app", "recv_cpu"), .type = T_INT, SC(recv_cpu), .min = -1, .max = 255,
 	 .def = "-1", .unit = "CPU", .help = "receiver's CPU (on rhost for nic); -1 = scheduler"},
+	{KEY(G_APP, "app", "sendfile"), .type = T_ENUM, SC(sendfile), .names = sendfile_names,
+	 .def = "linux", .unit = "", .help = "whose sendfile(2) the sender runs: linux (tcp_sendpage), freebsd-old "
+	 "(a page and a tcp_output at a time), freebsd-new (2006 rewrite: chunks of half the socket buffer)"},
 
 	/* [sched]; defaults of kernel/sched/fair.c (Linux 3.x), before the
 	 * 1 + ilog2(ncpus) scaling */
@@ -250,7 +276,7 @@ static const char *const cost_names[COST_N][2] = {
 	CN(COST_IPI_SEND, "ipi_send"),     CN(COST_IPI_RECV, "ipi_recv"),
 	CN(COST_TIMER, "timer"),           CN(COST_GRO_SEG, "gro_seg"),
 	CN(COST_NAPI_POLL, "napi_poll"),   CN(COST_TX_COMPL, "tx_completion"),
-	CN(COST_TICK, "tick"),
+	CN(COST_TICK, "tick"),             CN(COST_MONITOR, "monitor"),
 };
 
 /* ---- keys: a (section, row, cost) triple, walked in table order ---- */
@@ -1134,6 +1160,11 @@ int config_validate(const struct scenario *sc, struct tcpsim_err *err)
 		return err_set(err, TCPSIM_EUSAGE, "app.recv_cpu = %d but %s.cpus = %d (CPUs are 0..%d)%s",
 			       sc->recv_cpu, rname, sc->host[rh].cpus, sc->host[rh].cpus - 1,
 			       rh ? "; with link.type = nic the receiver runs on rhost" : "");
+	for (int h = 0; h <= rh; h++)   /* the NIC's interrupt: only used with link.type = nic */
+		if (rh && sc->host[h].irq_cpu >= sc->host[h].cpus)
+			return err_set(err, TCPSIM_EUSAGE, "%s.irq_cpu = %d but %s.cpus = %d (CPUs are 0..%d)",
+				       h ? "rhost" : "host", sc->host[h].irq_cpu, h ? "rhost" : "host",
+				       sc->host[h].cpus, sc->host[h].cpus - 1);
 	if (sc->duration_ns < sc->batch_ns) {
 		fmt_time(sc->duration_ns, a, sizeof a);
 		fmt_time(sc->batch_ns, b, sizeof b);

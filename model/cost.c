@@ -32,4 +32,5 @@ const struct cost_desc cost_table[COST_N] = {
 	[COST_NAPI_POLL]     = {"napi_poll", 600, 1e7, "per NAPI poll call"},
 	[COST_TX_COMPL]      = {"tx_completion", 300, 1e7, "per transmitted frame reaped on TX completion"},
 	[COST_TICK]          = {"tick", 3000, 1e7, "scheduler tick on a CPU that is not idle"},
+	[COST_MONITOR]       = {"monitor", 2e6, 1e10, "one run of a background monitor task (host.monitors)"},
 };

@@ -41,6 +41,7 @@ enum cost_id {
 	COST_NAPI_POLL,    /* per NAPI poll call */
 	COST_TX_COMPL,     /* per TX completion reaped */
 	COST_TICK,         /* scheduler tick on a busy CPU */
+	COST_MONITOR,      /* one run of a background monitor task */
 	COST_N
 };
 

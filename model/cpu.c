@@ -108,6 +108,10 @@ static void irq_step(struct sim *sim, struct cpu *c)
 		cpu_charge(sim, c, COST_TICK, c->host->cfg->cost_cycles[COST_TICK]);
 		sched_tick(sim, c);
 		break;
+	case IRQ_TIMER_WAKE: /* hrtimer_wakeup of a sleeping task */
+		cpu_charge(sim, c, COST_TIMER, c->host->cfg->cost_cycles[COST_TIMER]);
+		sched_wakeup(sim, c, it.obj, false);
+		break;
 	case IRQ_DEV:
 		INVARIANT(sim->dev->irq, "device interrupt without a handler");
 		sim->dev->irq(sim, c, it.obj);

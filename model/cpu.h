@@ -23,7 +23,7 @@
 
 #include "sim.h"
 
-enum irq_kind { IRQ_IPI_RES, IRQ_IPI_CAL, IRQ_TICK, IRQ_DEV };
+enum irq_kind { IRQ_IPI_RES, IRQ_IPI_CAL, IRQ_TICK, IRQ_DEV, IRQ_TIMER_WAKE };
 
 struct irq_item {
 	uint8_t kind;
@@ -66,6 +66,8 @@ struct cpu {
 	sim_ns exec_start;
 	sim_ns slice_end;
 	double min_vruntime;
+	double load_avg;             /* decayed nr_running, cpu_load[2] (sched.c) */
+	sim_ns next_balance;         /* next periodic load balance */
 
 	/* memory: free skb objects cached on this CPU (see skb.c) */
 	int slab_free;

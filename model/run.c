@@ -210,7 +210,8 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	DELTA(app_bytes); DELTA(data_frames); DELTA(data_segs); DELTA(wire_frames); DELTA(acks);
 	DELTA(netrx_softirqs); DELTA(timer_softirqs); DELTA(res_ipis); DELTA(cal_ipis); DELTA(hardirqs);
 	DELTA(ticks); DELTA(cs); DELTA(pgalloc); DELTA(pgfree); DELTA(gro_merges); DELTA(backlog_drops);
-	DELTA(wakeups); DELTA(acks_quick); DELTA(acks_rx); DELTA(acks_rbuf); DELTA(acks_delack);
+	DELTA(wakeups);
+	DELTA(migrations);
 #undef DELTA
 	out->measured_s = secs;
 	out->warmup_s = (double)sc->warmup_ns / 1e9;
@@ -289,7 +290,7 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 					out->bottleneck_cpu = i;
 				}
 		out->bottleneck_util_pct = best;
-		for (int i = 0; i < sim->ntasks; i++) {
+		for (int i = 0; i < 2 * sc->instances; i++) {
 			double f = (double)(task_sleep_now(sim, &sim->tasks[i]) - ms->sleep_mark[i]) / (secs * 1e9);
 			if (i % 2 == 0)
 				snd_sleep += f / sc->instances;
@@ -346,6 +347,8 @@ int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 	sim->nconns = sc->instances;
 	sim->ntasks = 2 * sc->instances;
 	for (int h = 0; h < sim->nhosts; h++)
+		sim->ntasks += sc->host[h].monitors;
+	for (int h = 0; h < sim->nhosts; h++)
 		host_init(sim, &sim->hosts[h], h, sim->ntasks, sim->nconns);
 	if (sim->dev->init)
 		sim->dev->init(sim);
@@ -369,6 +372,12 @@ int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 		rcv->cpu = &rhh->cpus[rcpu];
 		snd->cpu = &sh->cpus[scpu];
 	}
+	for (int h = 0, id = 2 * sc->instances; h < sim->nhosts; h++)
+		for (int k = 0; k < sc->host[h].monitors; k++, id++) {
+			struct task *t = &sim->tasks[id];
+			task_setup(sim, t, id, "monitor", k, &sim->hosts[h], -1, &app_monitor, NULL);
+			t->cpu = &sim->hosts[h].cpus[k % sim->hosts[h].ncpus];
+		}
 	return TCPSIM_OK;
 }
 
@@ -377,6 +386,12 @@ void sim_start(struct sim *sim)
 	for (int i = 0; i < sim->nconns; i++) { /* each receiver, then its sender */
 		sched_start_task(sim, sim->conns[i].receiver, sim->conns[i].receiver->cpu);
 		sched_start_task(sim, sim->conns[i].sender, sim->conns[i].sender->cpu);
+	}
+	for (int i = 2 * sim->nconns; i < sim->ntasks; i++) { /* monitors: evenly spread phases */
+		struct task *t = &sim->tasks[i];
+		const struct host_cfg *cfg = t->host->cfg;
+		int k = i - 2 * sim->nconns - (t->host->id ? sim->sc->host[0].monitors : 0);
+		monitor_arm(sim, t, cfg->monitor_period_ns * (k + 1) / (cfg->monitors + 1));
 	}
 	for (int h = 0; h < sim->nhosts; h++) {
 		struct host *hh = &sim->hosts[h];

@@ -27,6 +27,8 @@ typedef int64_t sim_ns;
 enum link_type { LINK_LOOPBACK, LINK_NIC };
 enum app_test { APP_TCP_STREAM, APP_TCP_SENDFILE };
 enum cc_algo { CC_RENO, CC_CUBIC };
+/* sendfile(2) as Linux (tcp_sendpage), FreeBSD before and after the 2006 rewrite (app.c) */
+enum sendfile_impl { SENDFILE_LINUX, SENDFILE_FREEBSD_OLD, SENDFILE_FREEBSD_NEW };
 
 #define SCENARIO_MAX_CPUS 256
 #define SCENARIO_NAME_MAX 64
@@ -37,7 +39,16 @@ struct host_cfg {
 	int hz;                   /* scheduler tick rate (CONFIG_HZ) */
 	char kernel[16];          /* kernel version imitated, e.g. "3.6" */
 	char name[SCENARIO_NAME_MAX];
+	int monitors;             /* background tasks (LKP's monitors), see app.c */
+	sim_ns monitor_period_ns; /* each wakes this often and runs cost.monitor */
 	double cost_cycles[COST_N]; /* see cost.h */
+
+	/* the host's NIC (link.type = nic; see netdev_nic.h) */
+	int irq_cpu;              /* CPU that takes the NIC's interrupt (IRQ affinity) */
+	sim_ns rx_coal_ns;        /* ethtool rx-usecs: interrupt delay after a received frame */
+	int rx_coal_frames;       /* ethtool rx-frames: interrupt at once after this many; 0 = off */
+	sim_ns tx_coal_ns;        /* ethtool tx-usecs, for TX completions */
+	int tx_coal_frames;       /* ethtool tx-frames; 0 = off */
 };
 
 struct scenario {
@@ -108,6 +119,11 @@ struct scenario {
 	 * config.c's table. */
 	uint32_t rhost_explicit;
 	bool rcost_explicit[COST_N];
+
+	/* Two hosts over a NIC (netdev_nic.h) and the sender's sendfile */
+	int tx_ring;              /* [link] TX ring, driver skbs (TSO frame or segment) */
+	int rx_ring;              /* [link] RX ring, wire frames; full = 802.3x PAUSE */
+	enum sendfile_impl sendfile; /* [app] whose sendfile(2) the sender runs */
 };
 
 #endif

@@ -103,7 +103,6 @@ static bool pull_task(struct sim *sim, struct cpu *c, uint32_t min_imbalance)
 {
 	struct host *h = c->host;
 	struct cpu *busiest = NULL;
-	(void)sim;
 	for (int i = 0; i < h->ncpus; i++) {
 		struct cpu *o = &h->cpus[i];
 		if (o == c || o->nrq == 0)
@@ -119,6 +118,7 @@ static bool pull_task(struct sim *sim, struct cpu *c, uint32_t min_imbalance)
 	if (idx < 0)
 		return false;
 	migrate(busiest, idx, c);
+	sim->cnt.migrations++;
 	return true;
 }
 
@@ -304,14 +304,45 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 		cpu_kick(sim, target);
 }
 
+/* rebalance_domains for a busy CPU (3.6, one MC-like domain over the host):
+ * every balance_interval * busy_factor (1 ms * 64), compare decayed loads;
+ * when the busiest CPU's is more than imbalance_pct (125%) of ours and at
+ * least a task above it, pull one waiting task (find_busiest_group,
+ * fix_small_imbalance). */
+#define BALANCE_BUSY_NS (64 * NS_PER_MS)
+static void periodic_balance(struct sim *sim, struct cpu *c)
+{
+	struct host *h = c->host;
+	struct cpu *busiest = NULL;
+	int idx;
+
+	for (int i = 0; i < h->ncpus; i++) {
+		struct cpu *o = &h->cpus[i];
+		if (o != c && o->nrq && (!busiest || o->load_avg > busiest->load_avg))
+			busiest = o;
+	}
+	if (!busiest || 100 * busiest->load_avg <= 125 * c->load_avg || busiest->load_avg - c->load_avg < 1.0)
+		return;
+	idx = movable_index(busiest, c);
+	if (idx < 0)
+		return;
+	migrate(busiest, idx, c);
+	sim->cnt.migrations++;
+	if (!c->curr)
+		c->need_resched = true;
+}
+
 void sched_tick(struct sim *sim, struct cpu *c)
 {
 	account_curr(sim, c);
 	if (c->curr && c->nrq && sim->now >= c->slice_end)
 		c->need_resched = true; /* check_preempt_tick */
-	/* periodic balance: even out run queues across the host */
-	if (pull_task(sim, c, 2) && !c->curr)
-		c->need_resched = true;
+	/* cpu_load[2]: (3 * old + now) / 4 per tick (update_cpu_load) */
+	c->load_avg = (3 * c->load_avg + nr_running(c)) / 4;
+	if (sim->now >= c->next_balance) {
+		c->next_balance = sim->now + BALANCE_BUSY_NS;
+		periodic_balance(sim, c);
+	}
 }
 
 void sched_ipi(struct sim *sim, struct cpu *c, int kind)

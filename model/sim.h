@@ -71,6 +71,8 @@ struct counters {
 	uint64_t backlog_drops;
 	uint64_t ofo;              /* frames that arrived ahead of rcv_nxt */
 	uint64_t wakeups;
+	uint64_t migrations;         /* tasks moved by load balancing */
+	uint64_t wire_busy_ns[2];    /* NIC: line time used by host h's transmitter */
 };
 
 /* Per-CPU accounting, in ns; snapshotted at the end of warm-up. */

@@ -74,6 +74,38 @@ static void test_cpu_bound_oracle(void **state)
 	assert_int_equal(m.bottleneck, BOTTLENECK_CPU);
 }
 
+/* The CPU-bound oracle with background monitors taking a known share of
+ * the one CPU: throughput falls by exactly that share (they sleep most of
+ * the time, so CFS gives them all they ask). */
+static void test_cpu_bound_with_monitors(void **state)
+{
+	struct scenario sc;
+	struct metrics m;
+	/* 4 monitors x 2e5 cycles every 2 ms on a 2 GHz CPU: 4 * 1e5 ns / 2e6 ns = 20% */
+	const double share = 4 * (2e5 / 2.0) / 2e6;
+	(void)state;
+
+	config_defaults(&sc);
+	set(&sc, "host.cpus", "1");
+	set(&sc, "host.ghz", "2");
+	for (int k = 0; k < COST_N; k++) {
+		char key[64];
+		snprintf(key, sizeof(key), "cost.%s", cost_table[k].key);
+		set(&sc, key, "0");
+	}
+	set(&sc, "cost.copy_byte", "1.5");
+	set(&sc, "cost.monitor", "2e5");
+	set(&sc, "host.monitors", "4");
+	set(&sc, "host.monitor_period", "2ms");
+	set(&sc, "run.cost_jitter", "0");
+	set(&sc, "app.test", "TCP_STREAM");
+	set(&sc, "app.send_size", "64K");
+	run(&sc, &m);
+	expect_within(m.v[METRIC_THROUGHPUT_TOTAL_MBPS], (1 - share) * 2e9 / (2 * 1.5) * 8 / 1e6, 0.02,
+		      "CPU-bound throughput with 20% taken by monitors");
+	expect_within(m.host_cat_pct[0][COST_MONITOR], 100 * share, 0.02, "monitors' share of the CPU");
+}
+
 static void test_window_bound_oracle(void **state)
 {
 	struct scenario sc;
@@ -168,6 +200,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpu_bound_oracle),
+		cmocka_unit_test(test_cpu_bound_with_monitors),
 		cmocka_unit_test(test_window_bound_oracle),
 		cmocka_unit_test(test_mtu_mechanism),
 		cmocka_unit_test(test_determinism),

@@ -1,0 +1,52 @@
+/*
+ * monitor.c: background tasks, the machine's other residents.
+ *
+ * A benchmark never has the machine to itself.  LKP runs its monitors
+ * (vmstat, proc-vmstat, interrupts, softirqs, slabinfo, meminfo, ...; see
+ * lkp-tests' monitors/) beside the job, each waking on a timer about once
+ * a second to read /proc.  host.monitors such tasks each wake every
+ * host.monitor_period (phases spread evenly), run cost.monitor cycles in
+ * process context and sleep again.  They are what breaks the symmetry of
+ * N identical connection pairs on M CPUs: the run-queue imbalances they
+ * cause are what the load balancer and wake_affine react to, so they are
+ * the model's source of migrations and of the cross-CPU wakeups that are
+ * counted as RES IPIs.  Their wakeups come from a timer interrupt on the
+ * CPU the task last ran on (hrtimer_wakeup, hardirq context).
+ */
+#include "app.h"
+
+#include "cpu.h"
+#include "sched.h"
+#include "util.h"
+
+static void monitor_wake_ev(struct sim *sim, void *obj, uint64_t arg)
+{
+	struct task *t = obj;
+	(void)arg;
+	cpu_raise_irq(sim, t->cpu, IRQ_TIMER_WAKE, t);
+}
+
+void monitor_arm(struct sim *sim, struct task *t, sim_ns first)
+{
+	t->next_wake = first;
+	sim_at(sim, first, monitor_wake_ev, t, 0);
+}
+
+static enum app_result monitor_step(struct sim *sim, struct cpu *c, struct task *t)
+{
+	if (!t->in_call) {
+		cpu_charge(sim, c, COST_MONITOR, c->host->cfg->cost_cycles[COST_MONITOR]);
+		t->in_call = true;
+		t->calls++;
+		return APP_RAN;
+	}
+	t->in_call = false;
+	sched_block(sim, c, t);
+	do
+		t->next_wake += c->host->cfg->monitor_period_ns;
+	while (t->next_wake <= sim->now);
+	sim_at(sim, t->next_wake, monitor_wake_ev, t, 0);
+	return APP_BLOCK;
+}
+
+const struct app_ops app_monitor = {.name = "monitor", .step = monitor_step};
