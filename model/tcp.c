@@ -258,9 +258,33 @@ static uint32_t segs_of(const struct tcp_conn *tc, uint64_t bytes)
 	return (uint32_t)((bytes + (uint64_t)tc->mss_bytes - 1) / (uint64_t)tc->mss_bytes);
 }
 
+/* Minshall's Nagle (tcp_nagle_check, tcp_minshall_check): a short segment
+ * waits only while data is in flight and an earlier short one is unacked. */
+static bool nagle_holds(const struct tcp_conn *tc)
+{
+	return !tc->sim->sc->nodelay && tc->snd_nxt > tc->snd_una && tc->snd_sml > tc->snd_una;
+}
+
+/* Whether the short tail at the end of a send call waits (tcp_write_xmit,
+ * 3.6): one segment by Nagle; several by tcp_tso_should_defer, which sends
+ * when a full GSO frame or a third of the window (tcp_tso_win_divisor 3)
+ * can go and defers otherwise (its two-tick limit is not modelled: the
+ * next ACK or write decides again). */
+static bool tail_waits(const struct tcp_conn *tc, const struct skb *skb, int64_t quota, int64_t wnd_left)
+{
+	int64_t limit, chunk;
+
+	if (skb->len <= (uint32_t)tc->mss_bytes)
+		return skb->len < (uint32_t)tc->mss_bytes && nagle_holds(tc);
+	limit = min64(wnd_left, quota * tc->mss_bytes);
+	if (limit >= tc->sim->sc->gso_max_bytes)
+		return false;
+	chunk = min64((int64_t)(tc->snd_wnd_end - tc->snd_una), (int64_t)tc->snd_cwnd * tc->mss_bytes) / 3;
+	return limit < chunk;
+}
+
 void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tail)
 {
-	const struct scenario *sc = sim->sc;
 	struct skb *skb;
 
 	while ((skb = tc->send_head) != NULL) {
@@ -277,14 +301,19 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 			tc->cwnd_limited = true;
 		if (quota <= 0)
 			break;
-		/* Nagle / TSO deferral: a short tail waits for more data while
-		 * anything is in flight (tcp_nagle_test, tcp_tso_should_defer) */
+		/* a short tail: mid-call it waits for the rest of the call's data
+		 * (only full frames go, tcp_push_one); at the end of the call
+		 * Nagle or TSO deferral decide */
 		if (is_tail && skb->len < (uint32_t)current_size_goal(tc) &&
-		    (!push_tail || (!sc->nodelay && tc->snd_nxt > tc->snd_una)))
+		    (!push_tail || tail_waits(tc, skb, quota, wnd_left)))
 			break;
 		if (wnd_left <= 0)
 			break;
 		limit = min64(min64(skb->len, quota * tc->mss_bytes), wnd_left);
+		/* tcp_mss_split_point: the tail's short last segment may wait */
+		if (is_tail && limit == (int64_t)skb->len && limit > tc->mss_bytes && limit % tc->mss_bytes &&
+		    nagle_holds(tc))
+			limit = limit / tc->mss_bytes * tc->mss_bytes;
 		if (limit < (int64_t)skb->len) {
 			if (limit >= tc->mss_bytes)
 				limit = limit / tc->mss_bytes * tc->mss_bytes;
@@ -296,6 +325,8 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 		}
 		skb->sent = true;
 		tc->snd_nxt = skb->seq + skb->len;
+		if (skb->len % (uint32_t)tc->mss_bytes)
+			tc->snd_sml = tc->snd_nxt; /* tcp_minshall_update */
 		tc->send_head = skb->next;
 		clone = skb_clone(sim, skb);
 		clone->segs = (uint16_t)segs_of(tc, skb->len);
@@ -552,4 +583,38 @@ uint32_t tcp_recv_copy(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint
 	cleanup_rbuf(sim, c, tc, n);
 	check_conn(tc);
 	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* FreeBSD tcp_output, for app.sendfile = freebsd-* (added with the NIC  */
+/* path, issue 3; app.c is its only caller)                            */
+
+/*
+ * FreeBSD 6/7 tcp_output (sys/netinet/tcp_output.c) sends at once every
+ * whole MSS the windows allow -- with TSO as one frame, its length rounded
+ * down to whole segments unless that empties the socket buffer -- and
+ * holds back only a sub-MSS remainder while data is in flight.  Linux lets
+ * a partial tail grow to the size goal first (tcp_push's Nagle/TSO
+ * deferral above).  So: split the unsent tail at its last whole MSS and
+ * push; the head goes, the remainder waits for more data or the ACKs.
+ */
+void tcp_push_whole_mss(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
+{
+	struct skb *tail = tc->wq.tail;
+	uint32_t mss = (uint32_t)tc->mss_bytes;
+	bool short_tail;
+
+	/* split only when nothing queued before it waits for the window:
+	 * FreeBSD cuts frames from the byte stream when it sends them */
+	if (tail && !tail->sent && tail == tc->send_head && tail->len > mss) {
+		uint32_t whole = tail->len / mss * mss;
+		if (whole == tail->len)
+			whole -= mss; /* a full last segment stays the tail; it is not short */
+		split_skb(sim, c, tc, tail, whole);
+	}
+	/* the sub-MSS remainder goes only when nothing is in flight: FreeBSD's
+	 * Nagle test has no Minshall variant */
+	tail = tc->wq.tail;
+	short_tail = tail && !tail->sent && tail->len < mss;
+	tcp_push(sim, c, tc, !short_tail || tc->snd_nxt == tc->snd_una);
 }

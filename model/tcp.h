@@ -7,9 +7,12 @@
  * goal (tcp_xmit_size_goal: as many whole MSS as fit under gso_max_size
  * minus headers, at least one, at most half the peer's largest window;
  * one MSS without GSO/TSO).  tcp_write_xmit sends frames while the
- * congestion window (segments) and the receive window (bytes) allow; a
- * partial tail frame waits while data is in flight (Nagle / TSO deferral)
- * unless nodelay.  sndbuf bounds wmem_queued; a sender over it sleeps until
+ * congestion window (segments) and the receive window (bytes) allow.  A
+ * full frame goes at once (tcp_push_one); a short tail at the end of a
+ * send call goes unless Nagle holds it — with Minshall's rule, only while
+ * an earlier short segment is unacknowledged — or, for a tail of several
+ * segments, tcp_tso_should_defer does (less than a full 64 KB frame and
+ * less than a third of the window could go).  sndbuf bounds wmem_queued; a sender over it sleeps until
  * ACKs free a third of it (sk_stream_write_space).
  *
  * The window offered grows with rcv_ssthresh (tcp_grow_window: two advmss
@@ -62,6 +65,7 @@ struct tcp_conn {
 	int size_goal_bytes;
 	uint64_t write_seq, snd_una, snd_nxt;
 	uint64_t snd_wnd_end;        /* right edge of the peer's window */
+	uint64_t snd_sml;            /* end of the last short segment sent (Minshall) */
 	uint32_t max_window;         /* largest window the peer advertised */
 	struct skb_list wq;          /* write queue: sent-unacked, then unsent */
 	struct skb *send_head;       /* first unsent skb in wq */
@@ -122,5 +126,9 @@ void tcp_delack_timer(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
 
 /* Advertised receive window in bytes if an ACK were sent now. */
 uint32_t tcp_select_window_now(const struct tcp_conn *tc);
+
+/* FreeBSD tcp_output: send every whole MSS queued now, hold back only a
+ * sub-MSS remainder (app.sendfile = freebsd-*; end of tcp.c). */
+void tcp_push_whole_mss(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
 
 #endif
