@@ -15,10 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "calib.h"
 #include "cli.h"
 #include "config.h"
 #include "err.h"
 #include "report.h"
+#include "sweep.h"
 #include "tcpsim.h"
 #include "util.h"
 
@@ -40,6 +42,8 @@ struct cli_args {
 	int nov[2];
 	enum out_format fmt;
 	const char *out;        /* NULL or "-": stdout */
+	int reps;               /* compare: runs (seeds) per side */
+	int jobs;               /* compare: threads for the runs */
 	int help;
 };
 
@@ -107,6 +111,19 @@ static int option_value(int argc, char **argv, int *i, const char *shrt, const c
 	return 0;
 }
 
+/* A whole number 1..max.  0, or -1. */
+static int parse_count(const char *s, int max, int *v)
+{
+	char *end;
+	long n;
+	errno = 0;
+	n = strtol(s, &end, 10);
+	if (!*s || *end || errno || n < 1 || n > max)
+		return -1;
+	*v = (int)n;
+	return 0;
+}
+
 static void add_override(struct cli_args *o, int side, const char *assignment)
 {
 	o->ov[side][o->nov[side]++] = assignment;
@@ -157,6 +174,20 @@ static int parse_args(int argc, char **argv, struct cli_args *o)
 				if (r < 0)
 					return usage_error("option '%s' needs an argument (output file)", a);
 				o->out = val;
+				continue;
+			}
+			if (o->max_cfg == 2 && (r = option_value(argc, argv, &i, NULL, "--reps", &val)) != 0) {
+				if (r < 0)
+					return usage_error("option '%s' needs an argument (runs per side)", a);
+				if (parse_count(val, 1000, &o->reps))
+					return usage_error("--reps %s: expected a whole number from 1 to 1000", val);
+				continue;
+			}
+			if (o->max_cfg == 2 && (r = option_value(argc, argv, &i, "-j", "--jobs", &val)) != 0) {
+				if (r < 0)
+					return usage_error("option '%s' needs an argument (threads)", a);
+				if (parse_count(val, 4096, &o->jobs))
+					return usage_error("-j %s: expected a whole number from 1 to 4096", val);
 				continue;
 			}
 			return usage_error("unknown option '%s' (see tcpsim --help)", a);
@@ -348,11 +379,6 @@ done:
 
 /* ---- compare --------------------------------------------------------------- */
 
-struct run_job {
-	struct metrics m;
-	struct tcpsim_err err;
-};
-
 /* "dir/loopback-64k.cfg" -> "loopback-64k" */
 static char *file_stem(const char *path)
 {
@@ -383,24 +409,35 @@ static char *side_spec(const char *path, const char *const *ov, int nov)
 static void compare_usage(FILE *f)
 {
 	fputs("usage: tcpsim compare A.cfg [-s section.key=value]... B.cfg [-s section.key=value]...\n"
-	      "                      [--format table|csv|json] [-o OUT]\n"
+	      "                      [--reps N] [-j N] [--format table|csv|json] [-o OUT]\n"
 	      "  runs both scenarios (A is the base) and prints, per metric, LKP style:\n"
-	      "  base value, change in %, new value, name.  Each -s applies to the .cfg before it.\n", f);
+	      "  base value, change in %, new value, name.  Each -s applies to the .cfg before it.\n"
+	      "  --reps N   N runs per side, seeds sweep_seed(run.seed, 0, rep) (the same N seeds on\n"
+	      "             both sides when their run.seed is the same); values print as mean ~ sd%,\n"
+	      "             and a change within the runs' spread (Welch t-test, 95%) prints as ~\n"
+	      "  -j N       threads for the runs (default: every online CPU)\n", f);
 }
 
 static int compare_render(FILE *ms, enum out_format fmt, struct report_side side[2],
-			  char *spec[2])
+			  char *spec[2], const struct scenario *scs)
 {
-	static const char *const cols[] = {"side", "scenario"};
-	const char *vals[2][2] = {{"base", spec[0]}, {"new", spec[1]}};
+	static const char *const cols[] = {"side", "scenario", "rep", "seed"};
+	int ncol = side[0].n > 1 ? 4 : 2;
 
 	switch (fmt) {
 	case FMT_CSV:
-		if (report_csv_header(ms, cols, 2))
+		if (report_csv_header(ms, cols, ncol))
 			return -1;
 		for (int s = 0; s < 2; s++)
-			if (report_csv_row(ms, vals[s], 2, &side[s].runs[0]))
-				return -1;
+			for (int r = 0; r < side[s].n; r++) {
+				char rep[16], seed[32];
+				snprintf(rep, sizeof(rep), "%d", r);
+				snprintf(seed, sizeof(seed), "%llu",
+					 (unsigned long long)scs[s * side[s].n + r].seed);
+				const char *vals[4] = {s == 0 ? "base" : "new", spec[s], rep, seed};
+				if (report_csv_row(ms, vals, ncol, &side[s].runs[r]))
+					return -1;
+			}
 		return 0;
 	case FMT_JSON:
 		return report_compare_json(ms, &side[0], &side[1]);
@@ -413,8 +450,9 @@ static int compare_render(FILE *ms, enum out_format fmt, struct report_side side
 int cmd_compare(int argc, char **argv)
 {
 	struct cli_args a = {.cmd = "compare", .max_cfg = 2, .fmt = FMT_TABLE};
-	struct scenario *sc = NULL;
-	struct run_job *job = NULL;
+	struct scenario *sc = NULL, *scs = NULL;
+	struct metrics *m = NULL;
+	struct tcpsim_err err = {0};
 	struct output out = {.fd = -1};
 	char *spec[2] = {NULL, NULL}, *stem[2] = {NULL, NULL};
 	char *buf = NULL;
@@ -428,20 +466,32 @@ int cmd_compare(int argc, char **argv)
 			compare_usage(stdout);
 		goto done;
 	}
+	if (a.reps < 1)
+		a.reps = 1;
+	if (a.jobs < 1) {
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		a.jobs = ncpu > 0 ? (int)ncpu : 1;
+	}
 	sc = xcalloc(2, sizeof(*sc));
-	job = xcalloc(2, sizeof(*job));
+	scs = xcalloc(2 * (size_t)a.reps, sizeof(*scs));
+	m = xcalloc(2 * (size_t)a.reps, sizeof(*m));
 	for (int s = 0; s < 2; s++)
 		if ((rc = load_scenario(&sc[s], a.cfg[s], a.ov[s], a.nov[s])) != 0)
 			goto done;
 	if ((rc = output_open(&out, a.out)) != 0)
 		goto done;
 
-	for (int s = 0; s < 2; s++) {
-		if (tcpsim_run(&sc[s], &job[s].m, &job[s].err) != TCPSIM_OK) {
-			print_err(&job[s].err);
-			rc = job[s].err.code == TCPSIM_EUSAGE ? 2 : 1;
-			goto done;
+	/* side s, rep r at s * reps + r; one run per side keeps the scenario's own seed */
+	for (int s = 0; s < 2; s++)
+		for (int r = 0; r < a.reps; r++) {
+			scs[s * a.reps + r] = sc[s];
+			if (a.reps > 1)
+				scs[s * a.reps + r].seed = sweep_seed(sc[s].seed, 0, (uint32_t)r);
 		}
+	if (calib_run_batch(tcpsim_run, scs, m, 2 * a.reps, a.jobs, &err) != TCPSIM_OK) {
+		print_err(&err);
+		rc = err.code == TCPSIM_EUSAGE ? 2 : 1;
+		goto done;
 	}
 
 	struct report_side side[2];
@@ -453,8 +503,8 @@ int cmd_compare(int argc, char **argv)
 		side[s] = (struct report_side){
 			.name = strcmp(stem[0], stem[1]) ? stem[s] : s == 0 ? "base" : "new",
 			.sc = &sc[s],
-			.runs = &job[s].m,
-			.n = 1,
+			.runs = &m[s * a.reps],
+			.n = a.reps,
 		};
 	ms = open_memstream(&buf, &len);
 	if (!ms) {
@@ -462,7 +512,7 @@ int cmd_compare(int argc, char **argv)
 		rc = 1;
 		goto done;
 	}
-	rc = compare_render(ms, a.fmt, side, spec);
+	rc = compare_render(ms, a.fmt, side, spec, scs);
 	if ((rc = memstream_done(ms, rc, &buf)) != 0)
 		goto done;
 	rc = output_commit(&out, buf, len);
@@ -474,7 +524,8 @@ done:
 		free(stem[s]);
 	}
 	free(sc);
-	free(job);
+	free(scs);
+	free(m);
 	free_args(&a);
 	return rc;
 }

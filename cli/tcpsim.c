@@ -30,8 +30,8 @@ static const struct subcommand subcommands[] = {
 	{"run", cmd_run, "simulate one scenario and print its metrics (table, csv or json)"},
 	{"compare", cmd_compare, "simulate two scenarios and print LKP-style base / %change / new"},
 	{"sweep", cmd_sweep, "run a scenario over axes of keys into CSV (threads, shards, resume)"},
-	/* calibrate: one row here, {"calibrate", cmd_calibrate, "..."}, when cli/cmd_calibrate.c exists */
-	/* validate: one row here, {"validate", cmd_validate, "..."}, when cli/cmd_validate.c exists */
+	{"calibrate", cmd_calibrate, "fit [cost] keys to recorded runs (GSL least squares) into a profile"},
+	{"validate", cmd_validate, "predict recorded runs (held out: leave-one-out, --train-where) vs measured"},
 };
 
 static void usage(FILE *f)

@@ -11,6 +11,7 @@
 #include "report.h"
 
 #include <csv.h>
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <string.h>
@@ -427,8 +428,33 @@ static const char *row_name(int row)
 
 struct compare_cell {
 	double mean;
+	double sd;      /* sample s.d. over the side's runs; 0 with one run */
+	int n;
 	char text[48];
 };
+
+/*
+ * Whether two sides' means differ by more than their runs' spread: Welch's
+ * t-test at 95% (two-sided), Welch-Satterthwaite degrees of freedom; a
+ * side of one run adds no variance.  With one run on each side there is
+ * no noise estimate and every difference counts, as before.
+ */
+static int exceeds_noise(const struct compare_cell *b, const struct compare_cell *n)
+{
+	double vb = b->n > 1 ? b->sd * b->sd / b->n : 0;
+	double vn = n->n > 1 ? n->sd * n->sd / n->n : 0;
+	double se2 = vb + vn, df, t;
+
+	if (!isfinite(b->mean) || !isfinite(n->mean))
+		return 1;
+	if (b->n < 2 && n->n < 2)
+		return 1;
+	if (!(se2 > 0))
+		return b->mean != n->mean;
+	df = se2 * se2 / ((b->n > 1 ? vb * vb / (b->n - 1) : 0) + (n->n > 1 ? vn * vn / (n->n - 1) : 0));
+	t = gsl_cdf_tdist_Pinv(0.975, df);
+	return fabs(n->mean - b->mean) > t * sqrt(se2);
+}
 
 /* Mean of the side's runs, as "mean" or "mean ~ sd%" when n > 1. */
 static void side_cell(const struct report_side *s, int row, struct compare_cell *c)
@@ -441,6 +467,8 @@ static void side_cell(const struct report_side *s, int row, struct compare_cell 
 		finite &= isfinite(v[r]) != 0;
 	}
 	c->mean = finite ? gsl_stats_mean(v, 1, (size_t)n) : NAN;
+	c->n = n;
+	c->sd = n > 1 && finite ? gsl_stats_sd_m(v, 1, (size_t)n, c->mean) : 0;
 	fmt_number(c->mean, c->text, sizeof(c->text));
 	if (n > 1) {
 		double sd = finite ? gsl_stats_sd_m(v, 1, (size_t)n, c->mean) : NAN;
@@ -484,12 +512,22 @@ int report_compare(FILE *f, const struct report_side *base, const struct report_
 	fputs("  ", f);
 	dashes(f, wn);
 	fputc('\n', f);
+	int noisy = 0;
 	for (int row = 0; row < COMPARE_ROWS; row++) {
 		char chg[24];
-		report_change_str(cb[row].mean, cn[row].mean, chg, sizeof(chg));
+		if (exceeds_noise(&cb[row], &cn[row])) {
+			report_change_str(cb[row].mean, cn[row].mean, chg, sizeof(chg));
+		} else {
+			snprintf(chg, sizeof(chg), "~");
+			noisy++;
+		}
 		fprintf(f, "%*s  %*s%*s   %s\n", wb, cb[row].text, chg_w, chg,
 			wn - chg_w, cn[row].text, row_name(row));
 	}
+	if (base->n > 1 || nw->n > 1)
+		fprintf(f, "\n%d and %d runs (one seed each); ~ in the change column: the difference is within\n"
+			   "the runs' spread (Welch t-test, 95%%), %d row%s.\n",
+			base->n, nw->n, noisy, noisy == 1 ? "" : "s");
 	return stream_status(f);
 }
 
@@ -508,6 +546,7 @@ int report_compare_json(FILE *f, const struct report_side *base, const struct re
 {
 	json_t *o = json_object();
 	json_t *chg = json_object();
+	json_t *sig = base->n > 1 || nw->n > 1 ? json_object() : NULL;
 	int rc;
 
 	INVARIANT(base->n >= 1 && nw->n >= 1, "runs %d, %d", base->n, nw->n);
@@ -516,12 +555,17 @@ int report_compare_json(FILE *f, const struct report_side *base, const struct re
 	for (int row = 0; row < COMPARE_ROWS; row++) {
 		struct compare_cell cb, cn;
 		double pct;
+		const char *name = row < METRIC_N ? metric_table[row].name : row_name(row);
 		side_cell(base, row, &cb);
 		side_cell(nw, row, &cn);
-		json_object_set_new(chg, row < METRIC_N ? metric_table[row].name : row_name(row),
+		json_object_set_new(chg, name,
 				    report_change_pct(cb.mean, cn.mean, &pct) ? json_real(pct) : json_null());
+		if (sig)
+			json_object_set_new(sig, name, json_boolean(exceeds_noise(&cb, &cn)));
 	}
 	json_object_set_new(o, "change_pct", chg);
+	if (sig)
+		json_object_set_new(o, "change_exceeds_noise", sig);
 	rc = json_dumpf(o, f, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
 	json_decref(o);
 	fputc('\n', f);

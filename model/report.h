@@ -20,7 +20,9 @@
  *    otherwise.  The change is (new - base) / base; a dash when base is 0
  *    or either value is not finite.  A side given n > 1 runs prints
  *    "mean ~ sd%" (sample standard deviation as % of the mean) like LKP's
- *    repeated runs.
+ *    repeated runs, and the change column shows "~" instead of a % when
+ *    the difference of the means is within the runs' spread (Welch's
+ *    t-test at 95%); the JSON then adds "change_exceeds_noise" per column.
  */
 #ifndef TCPSIM_REPORT_H
 #define TCPSIM_REPORT_H

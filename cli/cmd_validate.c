@@ -1,0 +1,326 @@
+/*
+ * cmd_validate: `tcpsim validate RUNS.csv... [--profile P.cfg] [--fit KEY,...]
+ * [--holdout none|loo] [--train-where KEY=V1,V2] [--format table|csv]
+ * [--targets T.csv]` predicts recorded runs and prints measured against
+ * predicted per run and metric (model/calib.h does the fitting and the
+ * held-out bookkeeping, model/targets.h the checks).
+ *
+ * Every measured value is printed, whatever the model makes of it: a row
+ * whose |error| is above --miss (default 25%) or whose prediction is
+ * missing is flagged MISS, never left out.  The summary (median and max
+ * |error| per metric) is over the held-out rows when runs were held out,
+ * else over all rows, and says which.  Output is formatted in memory and
+ * written once (stdout, or -o OUT through a temp file and rename).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <csv.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "calibcli.h"
+#include "cli.h"
+#include "targets.h"
+#include "util.h"
+
+static void validate_usage(FILE *f)
+{
+	fputs("usage: tcpsim validate RUNS.csv... [--profile P.cfg] [--fit KEY[=LO:HI],...]\n"
+	      "                       [--holdout none|loo] [--train-where KEY=V1,V2,...]\n"
+	      "                       [--weight METRIC=W,...] [--targets T.csv] [--miss PCT]\n"
+	      "                       [--format table|csv] [--title TEXT] [-o OUT] [-j N] [--keep-jitter]\n"
+	      "  Predicts each recorded run and prints, per run and measured metric: measured,\n"
+	      "  predicted, error % and whether the run was held out of the fit that predicted it;\n"
+	      "  then median and max |error| per metric.\n"
+	      "  --profile P.cfg     read P.cfg over each run's scenario (before its overrides)\n"
+	      "  --fit KEY,...       fit these [cost]/[rcost] keys first (as tcpsim calibrate)\n"
+	      "  --holdout loo       one fit per run, without it; that fit predicts it\n"
+	      "  --holdout none      one fit on every run (in-sample; default)\n"
+	      "  --train-where K=V,. fit on the runs whose key K has one of the values; predict the others\n"
+	      "  --targets T.csv     checks to print as met / MISSED (see model/targets.h)\n"
+	      "  --miss PCT          flag rows with |error| above PCT (default 25)\n"
+	      "  --format csv        id,metric,measured,predicted,error_pct,held_out\n", f);
+}
+
+struct row {
+	int run, metric;
+	double measured, predicted, err_pct;
+	bool held_out;
+};
+
+static int collect_rows(const struct run_set *rs, const struct calib_validation *v, struct row **out)
+{
+	int n = 0;
+	struct row *r = xcalloc((size_t)rs->n * METRIC_N + 1, sizeof(*r));
+	for (int i = 0; i < rs->n; i++)
+		for (int m = 0; m < METRIC_N; m++) {
+			double meas = rs->runs[i].v[m];
+			if (!isfinite(meas))
+				continue;
+			r[n++] = (struct row){
+				.run = i, .metric = m, .measured = meas, .predicted = v->pred[i].v[m],
+				.err_pct = calib_error_pct(meas, v->pred[i].v[m]), .held_out = v->held_out[i]};
+		}
+	*out = r;
+	return n;
+}
+
+static void csv_cell(FILE *f, int first, const char *s)
+{
+	if (!first)
+		fputc(',', f);
+	csv_fwrite(f, s, strlen(s));
+}
+
+static void csv_num(FILE *f, double v)
+{
+	char b[32] = "";
+	if (isfinite(v))
+		snprintf(b, sizeof(b), "%.6g", v);
+	csv_cell(f, 0, b);
+}
+
+static void render_csv(FILE *f, const struct run_set *rs, const struct row *rows, int n)
+{
+	static const char *const cols[] = {"id", "metric", "measured", "predicted", "error_pct", "held_out"};
+	for (size_t c = 0; c < ARRAY_SIZE(cols); c++)
+		csv_cell(f, c == 0, cols[c]);
+	fputc('\n', f);
+	for (int k = 0; k < n; k++) {
+		csv_cell(f, 1, rs->runs[rows[k].run].id);
+		csv_cell(f, 0, metric_table[rows[k].metric].name);
+		csv_num(f, rows[k].measured);
+		csv_num(f, rows[k].predicted);
+		csv_num(f, rows[k].err_pct);
+		csv_cell(f, 0, rows[k].held_out ? "yes" : "no");
+		fputc('\n', f);
+	}
+}
+
+static const char *holdout_text(const struct calib_cli *o, const struct calib_setup *cs)
+{
+	if (cs->n_par == 0)
+		return "no fit in this command (the scenarios' and profile's values predict every run)";
+	if (o->holdout && strcmp(o->holdout, "loo") == 0)
+		return "leave-one-out: each run is predicted by a fit to all the other runs";
+	if (o->train_where)
+		return "the runs matching --train-where are fitted (in-sample), all others held out";
+	return "none: one fit to every run, every prediction in-sample";
+}
+
+static void print_fits(FILE *f, const struct run_set *rs, const struct calib_setup *cs,
+		       const struct calib_validation *v)
+{
+	if (v->n_folds == 0)
+		return;
+	fprintf(f, "\nFits (weights:");
+	int shown = 0;
+	for (int m = 0; m < METRIC_N; m++)
+		if (cs->weight[m] != 1.0 && shown++ < 30)
+			fprintf(f, " %s=%g", metric_table[m].name, cs->weight[m]);
+	fprintf(f, "%s)\n", shown ? "; others 1" : " 1 for every measured metric");
+	for (int k = 0; k < v->n_folds; k++) {
+		const struct calib_result *r = &v->folds[k];
+		int ntr = 0;
+		for (int i = 0; i < rs->n; i++)
+			ntr += v->fold_train[k][i];
+		if (v->n_folds > 1) {
+			int left = -1;
+			for (int i = 0; i < rs->n; i++)
+				if (!v->fold_train[k][i])
+					left = i;
+			fprintf(f, "  without %s", left >= 0 ? rs->runs[left].id : "?");
+		} else {
+			fprintf(f, "  fit");
+		}
+		fprintf(f, " (%d run%s, %d residuals): %s after %d iterations, chisq %.4g -> %.4g; %s\n", ntr,
+			ntr == 1 ? "" : "s", r->n_resid, r->converged ? "converged" : "NOT CONVERGED", r->iterations,
+			r->chisq0, r->chisq, r->stop_reason);
+		calibcli_print_fit(f, cs, r, "    ");
+	}
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void print_summary(FILE *f, const struct run_set *rs, const struct row *rows, int n, bool any_held)
+{
+	double *e = xcalloc((size_t)n + 1, sizeof(double));
+	fprintf(f, "\nSummary over the %s rows: |error| per metric\n", any_held ? "held-out" : "predicted (none held out)");
+	fprintf(f, "%-22s %4s %12s %12s  %s\n", "metric", "n", "median|err|", "max|err|", "worst run");
+	for (int m = 0; m < METRIC_N; m++) {
+		int k = 0, worst = -1;
+		double wv = -1;
+		for (int i = 0; i < n; i++) {
+			if (rows[i].metric != m || (any_held && !rows[i].held_out))
+				continue;
+			double a = isfinite(rows[i].err_pct) ? fabs(rows[i].err_pct) : INFINITY;
+			e[k++] = a;
+			if (a > wv) {
+				wv = a;
+				worst = rows[i].run;
+			}
+		}
+		if (k == 0)
+			continue;
+		qsort(e, (size_t)k, sizeof(double), cmp_dbl);
+		double med = gsl_stats_median_from_sorted_data(e, 1, (size_t)k);
+		fprintf(f, "%-22s %4d %11.1f%% %11.1f%%  %s\n", metric_table[m].name, k, med, e[k - 1],
+			worst >= 0 ? rs->runs[worst].id : "");
+	}
+	free(e);
+}
+
+static void render_table(FILE *f, const struct calib_cli *o, const struct run_set *rs, const struct calib_setup *cs,
+			 const struct calib_validation *v, const struct row *rows, int n,
+			 const struct target_set *ts, const struct target_outcome *oc)
+{
+	bool any_held = false;
+	int idw = 3, misses = 0;
+
+	for (int i = 0; i < rs->n; i++) {
+		any_held |= v->held_out[i];
+		if ((int)strlen(rs->runs[i].id) > idw)
+			idw = (int)strlen(rs->runs[i].id);
+	}
+	if (o->title)
+		fprintf(f, "%s\n\n", o->title);
+	fprintf(f, "tcpsim validate: %d run%s (", rs->n, rs->n == 1 ? "" : "s");
+	for (int i = 0; i < o->n_files; i++)
+		fprintf(f, "%s%s", i ? ", " : "", o->files[i]);
+	fprintf(f, "), profile %s\n", o->profile ? o->profile : "none (each run's scenario as it is)");
+	if (cs->n_par > 0) {
+		fputs("Fitted:", f);
+		for (int j = 0; j < cs->n_par; j++)
+			fprintf(f, " %s", cs->par[j].key);
+		fputc('\n', f);
+	}
+	fprintf(f, "Held out: %s\n", holdout_text(o, cs));
+	calibcli_print_method(f, cs);
+	print_fits(f, rs, cs, v);
+
+	fprintf(f, "\nPer run and metric (error = predicted / measured - 1; MISS: |error| > %g%% or no prediction)\n",
+		o->miss_pct);
+	fprintf(f, "%-*s  %-22s %14s %14s %9s  %-8s\n", idw, "run", "metric", "measured", "predicted", "error%",
+		"held-out");
+	for (int k = 0; k < n; k++) {
+		const struct row *r = &rows[k];
+		char es[24];
+		bool miss = !isfinite(r->err_pct) || fabs(r->err_pct) > o->miss_pct;
+		misses += miss;
+		if (isfinite(r->err_pct))
+			snprintf(es, sizeof(es), "%+.1f%%", r->err_pct);
+		else
+			snprintf(es, sizeof(es), "-");
+		fprintf(f, "%-*s  %-22s %14.6g %14.6g %9s  %-8s%s\n", idw, rs->runs[r->run].id,
+			metric_table[r->metric].name, r->measured, r->predicted, es, r->held_out ? "yes" : "no",
+			miss ? " MISS" : "");
+	}
+	fprintf(f, "%d of %d rows flagged MISS.\n", misses, n);
+	print_summary(f, rs, rows, n, any_held);
+
+	fputs("\nPredicted bottleneck per run\n", f);
+	for (int i = 0; i < rs->n; i++)
+		fprintf(f, "  %-*s  %s\n", idw, rs->runs[i].id,
+			v->pred[i].bottleneck_text[0] ? v->pred[i].bottleneck_text
+						      : targets_bottleneck_name(v->pred[i].bottleneck));
+
+	if (ts && ts->n > 0) {
+		int met = 0;
+		fprintf(f, "\nChecks (%s)\n", ts->file);
+		for (int k = 0; k < ts->n; k++) {
+			met += oc[k].met;
+			fprintf(f, "  [%s] %s\n", oc[k].met ? "met   " : "MISSED", oc[k].text);
+			if (!oc[k].met && ts->t[k].lacks[0])
+				fprintf(f, "           the model lacks: %s\n", ts->t[k].lacks);
+		}
+		fprintf(f, "%d of %d checks met.\n", met, ts->n);
+	}
+}
+
+int cmd_validate(int argc, char **argv)
+{
+	struct calib_cli o = {.cmd = "validate"};
+	struct run_set rs;
+	struct calib_runs cr = {0};
+	struct calib_setup cs;
+	struct calib_validation v = {0};
+	struct target_set ts = {0};
+	struct target_outcome *oc = NULL;
+	struct tcpsim_err err = {0};
+	struct row *rows = NULL;
+	bool *train = NULL;
+	enum calib_holdout ho = CALIB_HOLDOUT_NONE;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *ms;
+	int rc, n;
+
+	runs_init(&rs);
+	rc = calibcli_parse(argc, argv, &o);
+	if (rc || o.help) {
+		if (o.help)
+			validate_usage(stdout);
+		goto done;
+	}
+	if ((rc = calibcli_load(&o, &rs, &cr, &cs, &err)) != TCPSIM_OK)
+		goto fail;
+	if (o.targets && (rc = targets_load(&ts, o.targets, &err)) != TCPSIM_OK) {
+		rc = rc == TCPSIM_EIO ? TCPSIM_EUSAGE : rc;
+		goto fail;
+	}
+	if (o.holdout && strcmp(o.holdout, "loo") == 0)
+		ho = CALIB_HOLDOUT_LOO;
+	if (o.train_where) {
+		ho = CALIB_HOLDOUT_TRAIN;
+		train = xcalloc((size_t)rs.n, sizeof(bool));
+		if ((rc = calib_parse_train_where(&cr, o.train_where, train, &err)) != TCPSIM_OK)
+			goto fail;
+	}
+	if ((rc = calib_validate(&cs, &cr, ho, train, &v, &err)) != TCPSIM_OK)
+		goto fail;
+	if (ts.n > 0) {
+		oc = xcalloc((size_t)ts.n, sizeof(*oc));
+		if ((rc = targets_eval(&ts, &rs, v.pred, v.held_out, oc, &err)) != TCPSIM_OK)
+			goto fail;
+	}
+	n = collect_rows(&rs, &v, &rows);
+	ms = open_memstream(&buf, &len);
+	if (!ms) {
+		fprintf(stderr, "tcpsim: cannot format the report: %s\n", strerror(errno));
+		rc = 1;
+		goto done;
+	}
+	if (o.format && strcmp(o.format, "csv") == 0)
+		render_csv(ms, &rs, rows, n);
+	else
+		render_table(ms, &o, &rs, &cs, &v, rows, n, &ts, oc);
+	if (fclose(ms) != 0) {
+		fprintf(stderr, "tcpsim: cannot format the report\n");
+		rc = 1;
+		goto done;
+	}
+	rc = calibcli_commit(o.out, buf, len);
+	goto done;
+fail:
+	calibcli_print_err(&err);
+	rc = calibcli_status(rc);
+done:
+	free(buf);
+	free(rows);
+	free(train);
+	free(oc);
+	targets_free(&ts);
+	calib_validation_free(&v);
+	calib_runs_free(&cr);
+	runs_free(&rs);
+	calibcli_release(&o);
+	return rc;
+}

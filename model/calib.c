@@ -1,0 +1,1059 @@
+/*
+ * calib: weighted non-linear least squares of cost parameters against
+ * recorded runs, and held-out prediction (see calib.h for the contract).
+ *
+ * The solver is GSL's multifit_nlinear trust-region method with
+ * Levenberg-Marquardt steps (GSL Reference Manual, "Nonlinear Least-Squares
+ * Fitting"; More, "The Levenberg-Marquardt algorithm: implementation and
+ * theory", 1978 for the scaling).  The residual vector and its forward-
+ * difference Jacobian are computed here in parallel batches of simulator
+ * runs; GSL only sees f(u) and J(u) in the transformed parameters u.
+ *
+ * Convergence: GSL's own test (small step or small gradient), or an
+ * accepted step that changes no parameter by more than 1e-4 relative, or
+ * one that lowers chisq by less than 1e-8 relative, or -- after at least
+ * one accepted step -- no trial step lowering chisq at all (GSL_ENOPROG:
+ * the piecewise simulator has no finer slope to follow).  ENOPROG on the
+ * very first step, or max_iter steps without any of these, is a fit that
+ * did not converge (TCPSIM_EFIT).
+ */
+#include "calib.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_vector.h>
+
+#include "config.h"
+#include "cost.h"
+#include "tcpsim.h"
+#include "util.h"
+
+#define FIT_XTOL_REL 1e-4     /* largest |d ln p| of an accepted step that counts as converged */
+#define FIT_FTOL_REL 1e-8     /* relative chisq decrease that counts as converged */
+#define FIT_GTOL 1e-8         /* GSL's gradient test */
+#define FIT_COVAR_EPSREL 1e-8 /* columns of J with |R_jj| below this * |R_11| are dependent */
+#define FIT_CACHE_N 4         /* f(u) points kept for the Jacobian's base point */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- setup --------------------------------------------------------------- */
+
+void calib_setup_init(struct calib_setup *cs)
+{
+	memset(cs, 0, sizeof(*cs));
+	for (int m = 0; m < METRIC_N; m++)
+		cs->weight[m] = 1.0;
+	cs->rel_step = CALIB_DEFAULT_STEP;
+	cs->max_iter = CALIB_DEFAULT_MAX_ITER;
+	cs->jobs = 1;
+	cs->run = tcpsim_run;
+}
+
+/* The cost table row of "cost.X" / "rcost.X", or -1; *host = 0 or 1. */
+static int cost_of_key(const char *key, int *host)
+{
+	const char *name;
+	if (strncmp(key, "cost.", 5) == 0) {
+		*host = 0;
+		name = key + 5;
+	} else if (strncmp(key, "rcost.", 6) == 0) {
+		*host = 1;
+		name = key + 6;
+	} else {
+		return -1;
+	}
+	for (int c = 0; c < COST_N; c++)
+		if (strcmp(cost_table[c].key, name) == 0)
+			return c;
+	return -1;
+}
+
+static int parse_double(const char *s, double *v)
+{
+	char *end;
+	if (!*s)
+		return -1;
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno || *end || !isfinite(*v))
+		return -1;
+	return 0;
+}
+
+static int parse_one_param(struct calib_setup *cs, char *item, const struct scenario *start_from,
+			   struct tcpsim_err *err)
+{
+	struct calib_param *p;
+	char *range = strchr(item, '=');
+	char text[64];
+	int host, c;
+
+	if (range)
+		*range++ = '\0';
+	if (!*item)
+		return err_set(err, TCPSIM_EUSAGE, "--fit: empty key in the list");
+	if (!config_key_exists(item))
+		return err_set(err, TCPSIM_EUSAGE, "--fit %s: unknown key (see tcpsim --help-config)", item);
+	c = cost_of_key(item, &host);
+	if (c < 0)
+		return err_set(err, TCPSIM_EUSAGE,
+			       "--fit %s: only [cost] and [rcost] keys (positive per-unit costs) can be fitted",
+			       item);
+	if (strlen(item) >= CALIB_KEY_MAX)
+		return err_set(err, TCPSIM_EUSAGE, "--fit %s: key too long", item);
+	for (int i = 0; i < cs->n_par; i++)
+		if (strcmp(cs->par[i].key, item) == 0)
+			return err_set(err, TCPSIM_EUSAGE, "--fit %s: named twice", item);
+	if (cs->n_par == CALIB_MAX_PARAMS)
+		return err_set(err, TCPSIM_EUSAGE, "--fit: at most %d parameters", CALIB_MAX_PARAMS);
+	p = &cs->par[cs->n_par];
+	snprintf(p->key, sizeof(p->key), "%s", item);
+	if (config_get(start_from, item, text, sizeof(text)) != 0 || parse_double(text, &p->start) != 0)
+		return err_set(err, TCPSIM_EUSAGE, "--fit %s: cannot read its start value", item);
+	if (!(p->start > 0))
+		return err_set(err, TCPSIM_EUSAGE,
+			       "--fit %s: start value is %g; a fitted cost must start above 0 (set it in the profile)",
+			       item, p->start);
+	if (range) {
+		char *colon = strchr(range, ':');
+		if (!colon)
+			return err_set(err, TCPSIM_EUSAGE, "--fit %s=%s: bounds must be LO:HI", item, range);
+		*colon = '\0';
+		if (parse_double(range, &p->lo) || parse_double(colon + 1, &p->hi))
+			return err_set(err, TCPSIM_EUSAGE, "--fit %s: bounds '%s:%s' are not numbers", item,
+				       range, colon + 1);
+		if (!(p->lo > 0 && p->lo < p->hi))
+			return err_set(err, TCPSIM_EUSAGE, "--fit %s: bounds need 0 < LO < HI (got %g:%g)",
+				       item, p->lo, p->hi);
+		if (p->hi > cost_table[c].max_cycles)
+			return err_set(err, TCPSIM_EUSAGE, "--fit %s: upper bound %g is above the key's maximum %g",
+				       item, p->hi, cost_table[c].max_cycles);
+		if (!(p->start > p->lo && p->start < p->hi))
+			return err_set(err, TCPSIM_EUSAGE, "--fit %s: start value %g is not inside %g:%g", item,
+				       p->start, p->lo, p->hi);
+	} else {
+		p->lo = p->start / CALIB_DEFAULT_RANGE;
+		p->hi = p->start * CALIB_DEFAULT_RANGE;
+		if (p->hi > cost_table[c].max_cycles)
+			p->hi = cost_table[c].max_cycles;
+		if (!(p->start < p->hi))
+			return err_set(err, TCPSIM_EUSAGE, "--fit %s: start value %g is at the key's maximum %g",
+				       item, p->start, cost_table[c].max_cycles);
+	}
+	cs->n_par++;
+	return TCPSIM_OK;
+}
+
+int calib_parse_fit(struct calib_setup *cs, const char *list, const struct scenario *start_from,
+		    struct tcpsim_err *err)
+{
+	char *copy = xstrdup(list), *save = NULL;
+	int rc = TCPSIM_OK;
+
+	if (!*list)
+		rc = err_set(err, TCPSIM_EUSAGE, "--fit: empty list (expected KEY,KEY,...)");
+	for (char *item = strtok_r(copy, ",", &save); item && !rc; item = strtok_r(NULL, ",", &save))
+		rc = parse_one_param(cs, item, start_from, err);
+	free(copy);
+	return rc;
+}
+
+int calib_parse_weights(struct calib_setup *cs, const char *list, struct tcpsim_err *err)
+{
+	char *copy = xstrdup(list), *save = NULL;
+	bool named[METRIC_N] = {false};
+	double others = NAN;
+	int rc = TCPSIM_OK;
+
+	if (!*list)
+		rc = err_set(err, TCPSIM_EUSAGE, "--weight: empty list (expected METRIC=W,...)");
+	for (char *item = strtok_r(copy, ",", &save); item && !rc; item = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(item, '=');
+		double w;
+		int m;
+		if (!eq) {
+			rc = err_set(err, TCPSIM_EUSAGE, "--weight %s: expected METRIC=W", item);
+			break;
+		}
+		*eq = '\0';
+		if (parse_double(eq + 1, &w) || w < 0) {
+			rc = err_set(err, TCPSIM_EUSAGE, "--weight %s: '%s' is not a weight >= 0", item, eq + 1);
+			break;
+		}
+		if (strcmp(item, "others") == 0) {
+			others = w;
+			continue;
+		}
+		m = metric_find(item);
+		if (m < 0) {
+			rc = err_set(err, TCPSIM_EUSAGE,
+				     "--weight: unknown metric '%s' (a column of tcpsim run --format csv, or 'others')",
+				     item);
+			break;
+		}
+		cs->weight[m] = w;
+		named[m] = true;
+	}
+	if (!rc && !isnan(others))
+		for (int m = 0; m < METRIC_N; m++)
+			if (!named[m])
+				cs->weight[m] = others;
+	free(copy);
+	return rc;
+}
+
+/* ---- scenarios of the runs ------------------------------------------------- */
+
+static void run_where(const struct recorded_run *r, char *buf, size_t n)
+{
+	if (r->file && r->line > 0)
+		snprintf(buf, n, "%s:%d: run '%s'", r->file, r->line, r->id);
+	else
+		snprintf(buf, n, "run '%s'", r->id);
+}
+
+int calib_runs_build(struct calib_runs *cr, const struct run_set *rs, const char *profile,
+		     bool keep_jitter, struct tcpsim_err *err)
+{
+	cr->rs = rs;
+	cr->base = xcalloc((size_t)(rs->n > 0 ? rs->n : 1), sizeof(*cr->base));
+	for (int i = 0; i < rs->n; i++) {
+		const struct recorded_run *r = &rs->runs[i];
+		struct scenario *sc = &cr->base[i];
+		struct tcpsim_err e = {0};
+		char where[512], origin[600];
+
+		run_where(r, where, sizeof(where));
+		config_defaults(sc);
+		if (config_load(sc, r->scenario, &e) != TCPSIM_OK)
+			return err_set(err, TCPSIM_EUSAGE, "%s: scenario: %s", where, e.msg);
+		if (profile && config_load(sc, profile, &e) != TCPSIM_OK)
+			return err_set(err, TCPSIM_EUSAGE, "%s: profile: %s", where, e.msg);
+		for (int k = 0; k < r->n_ov; k++) {
+			snprintf(origin, sizeof(origin), "%s: overrides '%s'", where, r->ov[k].assignment);
+			if (config_set(sc, r->ov[k].key, r->ov[k].value, origin, &e) != TCPSIM_OK)
+				return err_set(err, TCPSIM_EUSAGE, "%s", e.msg);
+		}
+		if (!keep_jitter && config_set(sc, "run.cost_jitter", "0", where, &e) != TCPSIM_OK)
+			return err_set(err, e.code, "%s", e.msg);
+		if (config_validate(sc, &e) != TCPSIM_OK)
+			return err_set(err, TCPSIM_EUSAGE, "%s: %s", where, e.msg);
+	}
+	return TCPSIM_OK;
+}
+
+void calib_runs_free(struct calib_runs *cr)
+{
+	free(cr->base);
+	cr->base = NULL;
+}
+
+/* Copy base and set the parameters to p[]; validated. */
+static int scenario_with(const struct calib_setup *cs, const struct scenario *base, const double *p,
+			 struct scenario *out, struct tcpsim_err *err)
+{
+	char text[64];
+	*out = *base;
+	if (!p)
+		return TCPSIM_OK;
+	for (int j = 0; j < cs->n_par; j++) {
+		snprintf(text, sizeof(text), "%.17g", p[j]);
+		if (config_set(out, cs->par[j].key, text, "calibrate", err) != TCPSIM_OK)
+			return err->code;
+	}
+	return config_validate(out, err);
+}
+
+/* ---- parallel batch -------------------------------------------------------- */
+
+struct batch {
+	calib_run_fn run;
+	const struct scenario *sc;
+	struct metrics *out;
+	struct tcpsim_err *errs;
+	int *rc;
+	int n;
+	atomic_int next;
+};
+
+static void *batch_worker(void *arg)
+{
+	struct batch *b = arg;
+	int i;
+	while ((i = atomic_fetch_add(&b->next, 1)) < b->n)
+		b->rc[i] = b->run(&b->sc[i], &b->out[i], &b->errs[i]);
+	return NULL;
+}
+
+int calib_run_batch(calib_run_fn run, const struct scenario *sc, struct metrics *out, int n,
+		    int jobs, struct tcpsim_err *err)
+{
+	struct batch b = {.run = run, .sc = sc, .out = out, .n = n};
+	pthread_t *tid;
+	int started = 0, rc = TCPSIM_OK;
+
+	if (n <= 0)
+		return TCPSIM_OK;
+	b.errs = xcalloc((size_t)n, sizeof(*b.errs));
+	b.rc = xcalloc((size_t)n, sizeof(*b.rc));
+	atomic_init(&b.next, 0);
+	if (jobs > n)
+		jobs = n;
+	tid = xcalloc((size_t)(jobs > 1 ? jobs - 1 : 1), sizeof(*tid));
+	/* the calling thread is worker 0; a thread that cannot start just means fewer */
+	for (int t = 1; t < jobs; t++)
+		if (pthread_create(&tid[started], NULL, batch_worker, &b) == 0)
+			started++;
+	batch_worker(&b);
+	for (int t = 0; t < started; t++)
+		pthread_join(tid[t], NULL);
+	for (int i = 0; i < n; i++) {
+		if (b.rc[i] != TCPSIM_OK) {
+			rc = err_set(err, b.rc[i], "%s", b.errs[i].msg[0] ? b.errs[i].msg : "simulation failed");
+			break;
+		}
+	}
+	free(tid);
+	free(b.rc);
+	free(b.errs);
+	return rc;
+}
+
+/* ---- transform --------------------------------------------------------------- */
+
+static double sigmoid(double u)
+{
+	return u >= 0 ? 1.0 / (1.0 + exp(-u)) : exp(u) / (1.0 + exp(u));
+}
+
+/* p = lo * (hi/lo)^sigma(u) */
+static double par_of_u(const struct calib_param *p, double u)
+{
+	return p->lo * exp(log(p->hi / p->lo) * sigmoid(u));
+}
+
+static double u_of_par(const struct calib_param *p, double v)
+{
+	double s = log(v / p->lo) / log(p->hi / p->lo);
+	if (s <= 1e-12)
+		s = 1e-12;
+	if (s >= 1 - 1e-12)
+		s = 1 - 1e-12;
+	return log(s / (1 - s));
+}
+
+/* ---- the least-squares problem ------------------------------------------- */
+
+struct resid_spec {
+	int k;          /* index into fit_ctx.runs */
+	int metric;
+	double measured, sqrt_w;
+};
+
+struct cache_entry {
+	bool used;
+	unsigned long age;
+	double p[CALIB_MAX_PARAMS];
+	struct metrics *m;   /* [n_runs] */
+};
+
+struct fit_ctx {
+	const struct calib_setup *cs;
+	const struct calib_runs *cr;
+	int *runs;                /* indices of the fitted runs */
+	int n_runs;
+	struct resid_spec *spec;
+	int n_resid;
+	struct cache_entry cache[FIT_CACHE_N];
+	unsigned long clock;
+	int evaluations;
+	bool failed;
+	struct tcpsim_err err;
+};
+
+static void u_to_p(const struct fit_ctx *fc, const gsl_vector *u, double *p)
+{
+	for (int j = 0; j < fc->cs->n_par; j++)
+		p[j] = par_of_u(&fc->cs->par[j], gsl_vector_get(u, (size_t)j));
+}
+
+static double resid_of(const struct resid_spec *s, const struct metrics *m)
+{
+	double pred = m->v[s->metric];
+	if (!isfinite(pred))
+		pred = 0;
+	return s->sqrt_w * (pred / s->measured - 1.0);
+}
+
+static struct cache_entry *cache_find(struct fit_ctx *fc, const double *p)
+{
+	for (int c = 0; c < FIT_CACHE_N; c++) {
+		struct cache_entry *e = &fc->cache[c];
+		if (e->used && memcmp(e->p, p, sizeof(double) * (size_t)fc->cs->n_par) == 0) {
+			e->age = ++fc->clock;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+static struct cache_entry *cache_slot(struct fit_ctx *fc)
+{
+	struct cache_entry *old = &fc->cache[0];
+	for (int c = 0; c < FIT_CACHE_N; c++) {
+		if (!fc->cache[c].used)
+			return &fc->cache[c];
+		if (fc->cache[c].age < old->age)
+			old = &fc->cache[c];
+	}
+	return old;
+}
+
+/*
+ * Simulate every fitted run at npts parameter points (p[pt * n_par + j])
+ * into m[pt * n_runs + k], in one parallel batch.  0, or -1 with fc->err.
+ */
+static int eval_points(struct fit_ctx *fc, const double *p, int npts, struct metrics *m)
+{
+	const struct calib_setup *cs = fc->cs;
+	int n = npts * fc->n_runs;
+	struct scenario *sc = xmalloc(sizeof(*sc) * (size_t)(n > 0 ? n : 1));
+	int rc = TCPSIM_OK;
+
+	for (int pt = 0; pt < npts && !rc; pt++)
+		for (int k = 0; k < fc->n_runs && !rc; k++)
+			rc = scenario_with(cs, &fc->cr->base[fc->runs[k]], &p[pt * cs->n_par],
+					   &sc[pt * fc->n_runs + k], &fc->err);
+	if (!rc)
+		rc = calib_run_batch(cs->run, sc, m, n, cs->jobs, &fc->err);
+	free(sc);
+	fc->evaluations += n;
+	if (rc) {
+		fc->failed = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* Metrics of every fitted run at p, through the cache.  NULL on failure. */
+static const struct metrics *eval_cached(struct fit_ctx *fc, const double *p)
+{
+	struct cache_entry *e = cache_find(fc, p);
+	if (e)
+		return e->m;
+	e = cache_slot(fc);
+	if (!e->m)
+		e->m = xcalloc((size_t)fc->n_runs, sizeof(*e->m));
+	e->used = false;
+	if (eval_points(fc, p, 1, e->m) != 0)
+		return NULL;
+	memcpy(e->p, p, sizeof(double) * (size_t)fc->cs->n_par);
+	e->used = true;
+	e->age = ++fc->clock;
+	return e->m;
+}
+
+static int fit_f(const gsl_vector *u, void *params, gsl_vector *f)
+{
+	struct fit_ctx *fc = params;
+	double p[CALIB_MAX_PARAMS];
+	const struct metrics *m;
+
+	u_to_p(fc, u, p);
+	m = eval_cached(fc, p);
+	if (!m)
+		return GSL_EBADFUNC;
+	for (int i = 0; i < fc->n_resid; i++)
+		gsl_vector_set(f, (size_t)i, resid_of(&fc->spec[i], &m[fc->spec[i].k]));
+	return GSL_SUCCESS;
+}
+
+/* Step in u that changes p_j by about rel_step (d ln p / du = L s (1 - s)). */
+static double fd_step(const struct calib_param *par, double u, double rel_step)
+{
+	double s = sigmoid(u);
+	double slope = log(par->hi / par->lo) * s * (1 - s);
+	double h = slope > 0 ? rel_step / slope : 1.0;
+	return h > 1.0 ? 1.0 : h;
+}
+
+static int fit_df(const gsl_vector *u, void *params, gsl_matrix *J)
+{
+	struct fit_ctx *fc = params;
+	const struct calib_setup *cs = fc->cs;
+	int np = cs->n_par;
+	double p0[CALIB_MAX_PARAMS], h[CALIB_MAX_PARAMS];
+	double *pts = xmalloc(sizeof(double) * (size_t)(np * np));
+	struct metrics *m = xcalloc((size_t)(np * fc->n_runs), sizeof(*m));
+	const struct metrics *m0;
+	int rc = GSL_SUCCESS;
+
+	u_to_p(fc, u, p0);
+	for (int j = 0; j < np; j++) {
+		double uj = gsl_vector_get(u, (size_t)j);
+		h[j] = fd_step(&cs->par[j], uj, cs->rel_step);
+		for (int q = 0; q < np; q++)
+			pts[j * np + q] = p0[q];
+		pts[j * np + j] = par_of_u(&cs->par[j], uj + h[j]);
+	}
+	m0 = eval_cached(fc, p0);
+	if (!m0 || eval_points(fc, pts, np, m) != 0) {
+		rc = GSL_EBADFUNC;
+		goto out;
+	}
+	for (int i = 0; i < fc->n_resid; i++) {
+		const struct resid_spec *s = &fc->spec[i];
+		double r0 = resid_of(s, &m0[s->k]);
+		for (int j = 0; j < np; j++)
+			gsl_matrix_set(J, (size_t)i, (size_t)j,
+				       (resid_of(s, &m[j * fc->n_runs + s->k]) - r0) / h[j]);
+	}
+out:
+	free(m);
+	free(pts);
+	return rc;
+}
+
+static void fit_ctx_free(struct fit_ctx *fc)
+{
+	for (int c = 0; c < FIT_CACHE_N; c++)
+		free(fc->cache[c].m);
+	free(fc->runs);
+	free(fc->spec);
+}
+
+/* Which runs and residuals take part.  0, or an error. */
+static int fit_ctx_init(struct fit_ctx *fc, const struct calib_setup *cs, const struct calib_runs *cr,
+			const bool *train, struct tcpsim_err *err)
+{
+	const struct run_set *rs = cr->rs;
+
+	memset(fc, 0, sizeof(*fc));
+	fc->cs = cs;
+	fc->cr = cr;
+	fc->runs = xcalloc((size_t)(rs->n > 0 ? rs->n : 1), sizeof(int));
+	fc->spec = xcalloc((size_t)(rs->n > 0 ? rs->n : 1) * METRIC_N, sizeof(*fc->spec));
+	for (int i = 0; i < rs->n; i++) {
+		const struct recorded_run *r = &rs->runs[i];
+		int k;
+		if (train && !train[i])
+			continue;
+		k = fc->n_runs++;
+		fc->runs[k] = i;
+		for (int mtr = 0; mtr < METRIC_N; mtr++) {
+			double meas = r->v[mtr];
+			if (!(cs->weight[mtr] > 0) || !isfinite(meas) || meas == 0)
+				continue;
+			fc->spec[fc->n_resid++] = (struct resid_spec){
+				.k = k, .metric = mtr, .measured = meas, .sqrt_w = sqrt(cs->weight[mtr])};
+		}
+	}
+	if (cs->n_par < 1)
+		return err_set(err, TCPSIM_EUSAGE, "calibrate: no parameter to fit (--fit KEY,...)");
+	if (fc->n_runs == 0)
+		return err_set(err, TCPSIM_EUSAGE, "calibrate: no run to fit");
+	if (fc->n_resid < cs->n_par)
+		return err_set(err, TCPSIM_EUSAGE,
+			       "calibrate: %d measured value%s with weight > 0 in %d run%s, fewer than the %d "
+			       "parameters to fit",
+			       fc->n_resid, fc->n_resid == 1 ? "" : "s", fc->n_runs, fc->n_runs == 1 ? "" : "s",
+			       cs->n_par);
+	return TCPSIM_OK;
+}
+
+void calib_result_free(struct calib_result *res)
+{
+	free(res->resid);
+	res->resid = NULL;
+}
+
+static double round6(double v)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%.6g", v);
+	return strtod(buf, NULL);
+}
+
+static double max_abs_dlnp(const struct calib_setup *cs, const double *a, const double *b)
+{
+	double mx = 0;
+	for (int j = 0; j < cs->n_par; j++) {
+		double d = fabs(log(b[j] / a[j]));
+		if (d > mx)
+			mx = d;
+	}
+	return mx;
+}
+
+/* Residual table at p (rounded values), chisq. */
+static int final_residuals(struct fit_ctx *fc, const double *p, struct calib_result *res)
+{
+	const struct metrics *m = eval_cached(fc, p);
+	if (!m)
+		return -1;
+	res->n_resid = fc->n_resid;
+	res->resid = xcalloc((size_t)fc->n_resid, sizeof(*res->resid));
+	res->chisq = 0;
+	for (int i = 0; i < fc->n_resid; i++) {
+		const struct resid_spec *s = &fc->spec[i];
+		double r = resid_of(s, &m[s->k]);
+		res->resid[i] = (struct calib_resid){
+			.run = fc->runs[s->k],
+			.metric = s->metric,
+			.measured = s->measured,
+			.predicted = m[s->k].v[s->metric],
+			.rel_err = r / s->sqrt_w,
+			.weight = s->sqrt_w * s->sqrt_w,
+		};
+		res->chisq += r * r;
+	}
+	return 0;
+}
+
+/* 95% intervals from J at the solution (see calib.h). */
+static int confidence(const struct fit_ctx *fc, gsl_multifit_nlinear_workspace *w, const gsl_vector *u,
+		      struct calib_result *res, struct tcpsim_err *err)
+{
+	const struct calib_setup *cs = fc->cs;
+	gsl_matrix *J = gsl_multifit_nlinear_jac(w);
+	gsl_matrix *cov = gsl_matrix_alloc((size_t)cs->n_par, (size_t)cs->n_par);
+	int st;
+
+	for (int j = 0; j < cs->n_par; j++) {
+		res->ci_lo[j] = res->ci_hi[j] = NAN;
+		res->identifiable[j] = false;
+	}
+	if (!cov)
+		return err_set(err, TCPSIM_EFIT, "calibrate: cannot allocate the covariance matrix");
+	st = gsl_multifit_nlinear_rcond(&res->rcond, w);
+	if (st != GSL_SUCCESS)
+		res->rcond = NAN;
+	st = gsl_multifit_nlinear_covar(J, FIT_COVAR_EPSREL, cov);
+	if (st != GSL_SUCCESS) {
+		gsl_matrix_free(cov);
+		return err_set(err, TCPSIM_EFIT, "calibrate: covariance of the fit: %s", gsl_strerror(st));
+	}
+	for (int j = 0; j < cs->n_par; j++) {
+		double colnorm = 0;
+		for (int i = 0; i < fc->n_resid; i++)
+			colnorm += fabs(gsl_matrix_get(J, (size_t)i, (size_t)j));
+		double cjj = gsl_matrix_get(cov, (size_t)j, (size_t)j);
+		res->identifiable[j] = colnorm > 0 && cjj > 0 && isfinite(cjj);
+		if (!res->identifiable[j] || res->dof < 1)
+			continue;
+		double s2 = res->chisq / res->dof;
+		double t = gsl_cdf_tdist_Pinv(0.975, (double)res->dof);
+		double half = t * sqrt(s2 * cjj);
+		double uj = gsl_vector_get(u, (size_t)j);
+		res->ci_lo[j] = par_of_u(&cs->par[j], uj - half);
+		res->ci_hi[j] = par_of_u(&cs->par[j], uj + half);
+	}
+	gsl_matrix_free(cov);
+	return TCPSIM_OK;
+}
+
+int calib_fit(const struct calib_setup *cs, const struct calib_runs *cr, const bool *train,
+	      struct calib_result *res, struct tcpsim_err *err)
+{
+	struct fit_ctx fc;
+	gsl_multifit_nlinear_fdf fdf;
+	gsl_multifit_nlinear_parameters prm = gsl_multifit_nlinear_default_parameters();
+	gsl_multifit_nlinear_workspace *w = NULL;
+	gsl_vector *u0 = NULL, *ufin = NULL;
+	double t0 = now_s(), prev_p[CALIB_MAX_PARAMS], p[CALIB_MAX_PARAMS], prev_chisq;
+	int rc, st, iter = 0, info = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->n_par = cs->n_par;
+	gsl_set_error_handler_off();
+	rc = fit_ctx_init(&fc, cs, cr, train, err);
+	if (rc)
+		goto out;
+	res->n_runs = fc.n_runs;
+	res->dof = fc.n_resid - cs->n_par;
+
+	fdf = (gsl_multifit_nlinear_fdf){
+		.f = fit_f, .df = fit_df, .fvv = NULL,
+		.n = (size_t)fc.n_resid, .p = (size_t)cs->n_par, .params = &fc};
+	prm.trs = gsl_multifit_nlinear_trs_lm;
+	w = gsl_multifit_nlinear_alloc(gsl_multifit_nlinear_trust, &prm, (size_t)fc.n_resid, (size_t)cs->n_par);
+	u0 = gsl_vector_alloc((size_t)cs->n_par);
+	ufin = gsl_vector_alloc((size_t)cs->n_par);
+	if (!w || !u0 || !ufin) {
+		rc = err_set(err, TCPSIM_EFIT, "calibrate: cannot allocate the GSL workspace");
+		goto out;
+	}
+	for (int j = 0; j < cs->n_par; j++) {
+		gsl_vector_set(u0, (size_t)j, u_of_par(&cs->par[j], cs->par[j].start));
+		prev_p[j] = cs->par[j].start;
+	}
+	st = gsl_multifit_nlinear_init(u0, &fdf, w);
+	if (fc.failed) {
+		rc = err_set(err, fc.err.code ? fc.err.code : TCPSIM_EFIT, "%s", fc.err.msg);
+		goto out;
+	}
+	if (st != GSL_SUCCESS) {
+		rc = err_set(err, TCPSIM_EFIT, "calibrate: starting the solver: %s", gsl_strerror(st));
+		goto out;
+	}
+	{
+		double nrm = gsl_blas_dnrm2(gsl_multifit_nlinear_residual(w));
+		res->chisq0 = prev_chisq = nrm * nrm;
+	}
+	if (cs->progress)
+		fprintf(cs->progress, "calibrate: start chisq %.6g (%d residuals, %d runs)\n", res->chisq0,
+			fc.n_resid, fc.n_runs);
+
+	while (!res->converged && iter < cs->max_iter) {
+		st = gsl_multifit_nlinear_iterate(w);
+		if (fc.failed) {
+			rc = err_set(err, fc.err.code ? fc.err.code : TCPSIM_EFIT, "%s", fc.err.msg);
+			goto out;
+		}
+		if (st == GSL_ENOPROG) {
+			if (iter == 0) {
+				snprintf(res->stop_reason, sizeof(res->stop_reason),
+					 "no step from the start lowers the residual (GSL: %s)", gsl_strerror(st));
+				break;
+			}
+			res->converged = true;
+			snprintf(res->stop_reason, sizeof(res->stop_reason),
+				 "no further step lowers the residual (the simulator's resolution)");
+			break;
+		}
+		if (st != GSL_SUCCESS) {
+			rc = err_set(err, TCPSIM_EFIT, "calibrate: iteration %d: %s", iter + 1, gsl_strerror(st));
+			goto out;
+		}
+		iter++;
+		u_to_p(&fc, gsl_multifit_nlinear_position(w), p);
+		double nrm = gsl_blas_dnrm2(gsl_multifit_nlinear_residual(w));
+		double chisq = nrm * nrm;
+		double dlnp = max_abs_dlnp(cs, prev_p, p);
+		if (cs->progress) {
+			fprintf(cs->progress, "calibrate: iteration %d: chisq %.6g", iter, chisq);
+			for (int j = 0; j < cs->n_par; j++)
+				fprintf(cs->progress, " %s=%.6g", cs->par[j].key, p[j]);
+			fputc('\n', cs->progress);
+		}
+		st = gsl_multifit_nlinear_test(FIT_XTOL_REL, FIT_GTOL, 0.0, &info, w);
+		if (st == GSL_SUCCESS) {
+			res->converged = true;
+			snprintf(res->stop_reason, sizeof(res->stop_reason), "GSL test: %s",
+				 info == 1 ? "small step" : "small gradient");
+		} else if (st != GSL_CONTINUE) {
+			rc = err_set(err, TCPSIM_EFIT, "calibrate: convergence test: %s", gsl_strerror(st));
+			goto out;
+		} else if (dlnp < FIT_XTOL_REL) {
+			res->converged = true;
+			snprintf(res->stop_reason, sizeof(res->stop_reason),
+				 "step below %g relative in every parameter", FIT_XTOL_REL);
+		} else if (prev_chisq - chisq <= FIT_FTOL_REL * prev_chisq) {
+			res->converged = true;
+			snprintf(res->stop_reason, sizeof(res->stop_reason),
+				 "chisq decrease below %g relative", FIT_FTOL_REL);
+		}
+		memcpy(prev_p, p, sizeof(p));
+		prev_chisq = chisq;
+	}
+	res->iterations = iter;
+	if (!res->converged && !res->stop_reason[0])
+		snprintf(res->stop_reason, sizeof(res->stop_reason), "%d iteration%s without converging",
+			 cs->max_iter, cs->max_iter == 1 ? "" : "s");
+
+	/* the reported values: rounded as the profile will hold them, inside the bounds */
+	gsl_vector_memcpy(ufin, gsl_multifit_nlinear_position(w));
+	u_to_p(&fc, ufin, p);
+	for (int j = 0; j < cs->n_par; j++) {
+		const struct calib_param *par = &cs->par[j];
+		double s = sigmoid(gsl_vector_get(ufin, (size_t)j));
+		res->value[j] = round6(p[j]);
+		if (res->value[j] < par->lo)
+			res->value[j] = par->lo;
+		if (res->value[j] > par->hi)
+			res->value[j] = par->hi;
+		res->at_bound[j] = s < CALIB_BOUND_SIGMA ? -1 : s > 1 - CALIB_BOUND_SIGMA ? 1 : 0;
+	}
+	if (final_residuals(&fc, res->value, res) != 0) {
+		rc = err_set(err, fc.err.code ? fc.err.code : TCPSIM_EFIT, "%s", fc.err.msg);
+		goto out;
+	}
+	rc = confidence(&fc, w, ufin, res, err);
+	if (rc)
+		goto out;
+	if (!res->converged)
+		rc = err_set(err, TCPSIM_EFIT, "calibrate: the fit did not converge: %s (chisq %.4g -> %.4g)",
+			     res->stop_reason, res->chisq0, res->chisq);
+out:
+	res->evaluations = fc.evaluations;
+	res->elapsed_s = now_s() - t0;
+	if (w)
+		gsl_multifit_nlinear_free(w);
+	if (u0)
+		gsl_vector_free(u0);
+	if (ufin)
+		gsl_vector_free(ufin);
+	fit_ctx_free(&fc);
+	return rc;
+}
+
+/* ---- prediction -------------------------------------------------------------- */
+
+/* Predict the runs with mask[i] true, run i with values vals[i] (NULL entry: none). */
+static int predict_each(const struct calib_setup *cs, const struct calib_runs *cr, const bool *mask,
+			const double *const *vals, struct metrics *out, struct tcpsim_err *err)
+{
+	int n = cr->rs->n, k = 0, rc = TCPSIM_OK;
+	struct scenario *sc = xmalloc(sizeof(*sc) * (size_t)(n > 0 ? n : 1));
+	struct metrics *m = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*m));
+	int *idx = xcalloc((size_t)(n > 0 ? n : 1), sizeof(int));
+
+	for (int i = 0; i < n && !rc; i++) {
+		if (mask && !mask[i])
+			continue;
+		idx[k] = i;
+		rc = scenario_with(cs, &cr->base[i], vals ? vals[i] : NULL, &sc[k], err);
+		k++;
+	}
+	if (!rc)
+		rc = calib_run_batch(cs->run, sc, m, k, cs->jobs, err);
+	if (!rc)
+		for (int j = 0; j < k; j++)
+			out[idx[j]] = m[j];
+	free(idx);
+	free(m);
+	free(sc);
+	return rc;
+}
+
+int calib_predict(const struct calib_setup *cs, const struct calib_runs *cr, const bool *mask,
+		  const double *value, struct metrics *out, struct tcpsim_err *err)
+{
+	int n = cr->rs->n, rc;
+	const double **vals = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*vals));
+	for (int i = 0; i < n; i++)
+		vals[i] = cs->n_par > 0 ? value : NULL;
+	rc = predict_each(cs, cr, mask, vals, out, err);
+	free(vals);
+	return rc;
+}
+
+/* ---- profile ------------------------------------------------------------------- */
+
+int calib_write_profile(const char *path, const struct calib_setup *cs,
+			const struct calib_result *res, const char *header, struct tcpsim_err *err)
+{
+	size_t n = strlen(path) + 32;
+	char *tmp = xmalloc(n);
+	FILE *f;
+	int ok;
+
+	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
+	f = fopen(tmp, "w");
+	if (!f) {
+		int e = errno;
+		free(tmp);
+		return err_set(err, TCPSIM_EIO, "cannot write profile '%s': %s", path, strerror(e));
+	}
+	if (header) {
+		const char *line = header;
+		while (*line) {
+			const char *nl = strchr(line, '\n');
+			int len = nl ? (int)(nl - line) : (int)strlen(line);
+			fprintf(f, ";%s%.*s\n", len ? " " : "", len, line);
+			line += len + (nl ? 1 : 0);
+		}
+	}
+	fprintf(f, ";\n; parameter: fitted value, 95%% confidence interval, start, bounds\n");
+	for (int j = 0; j < cs->n_par; j++) {
+		const struct calib_param *p = &cs->par[j];
+		fprintf(f, ";   %s = %.6g", p->key, res->value[j]);
+		if (isfinite(res->ci_lo[j]))
+			fprintf(f, "  [%.6g, %.6g]", res->ci_lo[j], res->ci_hi[j]);
+		else
+			fprintf(f, "  [no interval: %s]", res->identifiable[j] ? "no degrees of freedom" : "not identifiable");
+		fprintf(f, "  start %.6g  bounds %.4g:%.4g%s\n", p->start, p->lo, p->hi,
+			res->at_bound[j] < 0 ? "  AT LOWER BOUND" : res->at_bound[j] > 0 ? "  AT UPPER BOUND" : "");
+	}
+	for (int sect = 0; sect < 2; sect++) {
+		const char *prefix = sect == 0 ? "cost." : "rcost.";
+		int any = 0;
+		for (int j = 0; j < cs->n_par; j++) {
+			const char *k = cs->par[j].key;
+			if (strncmp(k, prefix, strlen(prefix)) != 0)
+				continue;
+			if (!any++)
+				fprintf(f, "\n[%s]\n", sect == 0 ? "cost" : "rcost");
+			fprintf(f, "%s = %.6g\n", k + strlen(prefix), res->value[j]);
+		}
+	}
+	ok = !ferror(f);
+	ok &= fflush(f) == 0;
+	ok &= fsync(fileno(f)) == 0;
+	ok &= fclose(f) == 0;
+	if (!ok || rename(tmp, path) != 0) {
+		int e = errno;
+		unlink(tmp);
+		free(tmp);
+		return err_set(err, TCPSIM_EIO, "cannot write profile '%s': %s", path, strerror(e));
+	}
+	free(tmp);
+	return TCPSIM_OK;
+}
+
+/* ---- validation ---------------------------------------------------------------- */
+
+double calib_error_pct(double measured, double predicted)
+{
+	if (!isfinite(measured) || !isfinite(predicted) || measured == 0)
+		return NAN;
+	return 100.0 * (predicted - measured) / measured;
+}
+
+void calib_validation_free(struct calib_validation *v)
+{
+	for (int f = 0; f < v->n_folds; f++) {
+		calib_result_free(&v->folds[f]);
+		free(v->fold_train[f]);
+	}
+	free(v->folds);
+	free(v->fold_train);
+	free(v->pred);
+	free(v->held_out);
+	free(v->fold);
+	memset(v, 0, sizeof(*v));
+}
+
+static int fold_fit(const struct calib_setup *cs, const struct calib_runs *cr,
+		    struct calib_validation *v, int f, const char *what, struct tcpsim_err *err)
+{
+	struct tcpsim_err e = {0};
+	if (calib_fit(cs, cr, v->fold_train[f], &v->folds[f], &e) != TCPSIM_OK)
+		return err_set(err, e.code, "%s: %s", what, e.msg);
+	return TCPSIM_OK;
+}
+
+int calib_validate(const struct calib_setup *cs, const struct calib_runs *cr,
+		   enum calib_holdout holdout, const bool *train, struct calib_validation *v,
+		   struct tcpsim_err *err)
+{
+	int n = cr->rs->n, rc = TCPSIM_OK;
+	const double **vals;
+	char what[256];
+
+	memset(v, 0, sizeof(*v));
+	v->n_runs = n;
+	v->pred = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*v->pred));
+	v->held_out = xcalloc((size_t)(n > 0 ? n : 1), sizeof(bool));
+	v->fold = xcalloc((size_t)(n > 0 ? n : 1), sizeof(int));
+	for (int i = 0; i < n; i++)
+		v->fold[i] = -1;
+	if (cs->n_par == 0)
+		return calib_predict(cs, cr, NULL, NULL, v->pred, err);
+
+	if (holdout == CALIB_HOLDOUT_LOO && n < 2)
+		return err_set(err, TCPSIM_EUSAGE, "validate: leave-one-out needs at least 2 runs (have %d)", n);
+	if (holdout == CALIB_HOLDOUT_TRAIN) {
+		int nt = 0;
+		for (int i = 0; i < n; i++)
+			nt += train[i];
+		if (nt == 0)
+			return err_set(err, TCPSIM_EUSAGE, "validate: --train-where leaves no run to fit");
+		if (nt == n)
+			return err_set(err, TCPSIM_EUSAGE, "validate: --train-where leaves no run to predict (all %d are fitted)", n);
+	}
+	v->n_folds = holdout == CALIB_HOLDOUT_LOO ? n : 1;
+	v->folds = xcalloc((size_t)v->n_folds, sizeof(*v->folds));
+	v->fold_train = xcalloc((size_t)v->n_folds, sizeof(*v->fold_train));
+	for (int f = 0; f < v->n_folds && !rc; f++) {
+		v->fold_train[f] = xcalloc((size_t)n, sizeof(bool));
+		for (int i = 0; i < n; i++)
+			v->fold_train[f][i] = holdout == CALIB_HOLDOUT_LOO ? i != f
+					    : holdout == CALIB_HOLDOUT_TRAIN ? train[i] : true;
+		if (holdout == CALIB_HOLDOUT_LOO)
+			snprintf(what, sizeof(what), "fit without run '%s'", cr->rs->runs[f].id);
+		else
+			snprintf(what, sizeof(what), "fit");
+		rc = fold_fit(cs, cr, v, f, what, err);
+	}
+	if (rc)
+		return rc;
+	vals = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*vals));
+	for (int i = 0; i < n; i++) {
+		int f = holdout == CALIB_HOLDOUT_LOO ? i : 0;
+		v->fold[i] = f;
+		v->held_out[i] = !v->fold_train[f][i];
+		vals[i] = v->folds[f].value;
+	}
+	rc = predict_each(cs, cr, NULL, vals, v->pred, err);
+	free(vals);
+	return rc;
+}
+
+int calib_parse_train_where(const struct calib_runs *cr, const char *arg, bool *train,
+			    struct tcpsim_err *err)
+{
+	const struct run_set *rs = cr->rs;
+	char *copy = xstrdup(arg), *save = NULL, *eq = strchr(copy, '=');
+	char **canon = NULL;
+	int nv = 0, rc = TCPSIM_OK;
+
+	if (!eq || eq == copy || !eq[1]) {
+		rc = err_set(err, TCPSIM_EUSAGE, "--train-where %s: expected KEY=V1,V2,...", arg);
+		goto out;
+	}
+	*eq = '\0';
+	if (!config_key_exists(copy)) {
+		rc = err_set(err, TCPSIM_EUSAGE, "--train-where: unknown key '%s' (see tcpsim --help-config)", copy);
+		goto out;
+	}
+	if (rs->n == 0)
+		goto out;
+	canon = xcalloc(strlen(eq + 1) + 1, sizeof(char *));
+	for (char *v = strtok_r(eq + 1, ",", &save); v && !rc; v = strtok_r(NULL, ",", &save)) {
+		struct scenario tmp = cr->base[0];
+		char where[128], buf[256];
+		snprintf(where, sizeof(where), "--train-where %s=%s", copy, v);
+		if (config_set(&tmp, copy, v, where, err) != TCPSIM_OK) {
+			rc = err->code;
+			break;
+		}
+		if (config_get(&tmp, copy, buf, sizeof(buf)) != 0) {
+			rc = err_set(err, TCPSIM_EUSAGE, "%s: cannot read the value back", where);
+			break;
+		}
+		canon[nv++] = xstrdup(buf);
+	}
+	for (int i = 0; i < rs->n && !rc; i++) {
+		char buf[256];
+		train[i] = false;
+		if (config_get(&cr->base[i], copy, buf, sizeof(buf)) != 0)
+			continue;
+		for (int k = 0; k < nv; k++)
+			if (strcmp(buf, canon[k]) == 0)
+				train[i] = true;
+	}
+out:
+	for (int k = 0; k < nv; k++)
+		free(canon[k]);
+	free(canon);
+	free(copy);
+	return rc;
+}

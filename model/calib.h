@@ -1,0 +1,213 @@
+/*
+ * calib: fit cost parameters of a machine profile to recorded runs, and
+ * predict recorded runs with or without holding them out of the fit.
+ *
+ * Scenario of a run.  calib_runs_build() makes each run's base scenario
+ * once: config_defaults, config_load(run's scenario path), config_load of
+ * an optional profile (validate --profile), the run's overrides column
+ * through config_set, config_validate.  An evaluation copies the base,
+ * sets the candidate parameters through config_set and validates again.
+ * Paths in the scenario column are relative to the working directory (the
+ * repository root).
+ *
+ * Fit.  Weighted non-linear least squares (GSL multifit_nlinear, trust
+ * region with Levenberg-Marquardt steps) on relative errors: one residual
+ * r = sqrt(w_metric) * (predicted / measured - 1) per run and measured
+ * metric with weight > 0 and measured != 0.  A predicted value that is not
+ * finite counts as 0.
+ *
+ * Bounds.  Only [cost] and [rcost] keys are fitted (positive per-unit
+ * costs).  Each parameter p lives in [lo, hi] (default start/100 ..
+ * start*100, cut to the key's table maximum) and the solver moves an
+ * unbounded u with p = lo * (hi/lo)^sigma(u), sigma the logistic function:
+ * a logit between the bounds on a log scale, so equal steps in u are equal
+ * relative steps in p in the middle of the range.  A fitted sigma(u) below
+ * 0.01 or above 0.99 (within ~5% of lo or hi on the default range) is
+ * reported as at its bound.
+ *
+ * Jacobian.  Forward differences computed here (not GSL's), with a step
+ * that changes each parameter by rel_step (default 5%): the simulator is
+ * deterministic per seed but piecewise (an event order flips, a batch
+ * ends a frame earlier), so differences over a much smaller step measure
+ * that granularity rather than the slope.  Common random numbers: every
+ * evaluation of a run uses the run's own run.seed, so two evaluations
+ * differ only by the parameters.  run.cost_jitter is set to 0 for fitting
+ * and prediction unless keep_jitter is set (jitter draws follow the
+ * event order, so they add jumps to the response); the output says which.
+ *
+ * Confidence intervals.  Cov(u) = s^2 (J^T J)^-1 (gsl_multifit_nlinear_covar)
+ * with s^2 = chisq / (n - p); the 95% interval u +- t(0.975, n - p) * sd
+ * is mapped through the transform, so it is asymmetric in p.  None when
+ * n = p; a parameter the runs cannot tell apart from the others (a zero
+ * column or a rank-deficient J) is reported as not identifiable.
+ *
+ * Threads.  Every batch of runs (the f(x) of one point, the p extra points
+ * of a Jacobian) runs on `jobs` threads; the run function must be
+ * thread-safe (tcpsim_run is).  Results do not depend on jobs.
+ *
+ * Ownership: struct calib_runs owns its scenarios, struct calib_result and
+ * struct calib_validation own their arrays; *_free releases them.  GSL's
+ * aborting error handler is turned off (gsl_set_error_handler_off) by
+ * calib_fit and every GSL status is checked.
+ */
+#ifndef TCPSIM_CALIB_H
+#define TCPSIM_CALIB_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "err.h"
+#include "metrics.h"
+#include "runs.h"
+#include "scenario.h"
+
+#define CALIB_MAX_PARAMS 16
+#define CALIB_KEY_MAX 64
+#define CALIB_DEFAULT_RANGE 100.0   /* default bounds start/100 .. start*100 */
+#define CALIB_DEFAULT_STEP 0.05     /* finite-difference step, relative */
+#define CALIB_DEFAULT_MAX_ITER 60
+#define CALIB_BOUND_SIGMA 0.01      /* sigma(u) below this or above 1 - this: at a bound */
+
+typedef int (*calib_run_fn)(const struct scenario *sc, struct metrics *out, struct tcpsim_err *err);
+
+struct calib_param {
+	char key[CALIB_KEY_MAX];   /* "cost.copy_byte" */
+	double lo, hi;             /* bounds, 0 < lo < start < hi */
+	double start;
+};
+
+/* What is fitted and how. */
+struct calib_setup {
+	struct calib_param par[CALIB_MAX_PARAMS];
+	int n_par;
+	double weight[METRIC_N];   /* weight of each metric's relative error; 0: not fitted */
+	double rel_step;           /* finite-difference step (relative change of p) */
+	int max_iter;
+	int jobs;                  /* threads, >= 1 */
+	bool keep_jitter;          /* false: run.cost_jitter = 0 */
+	calib_run_fn run;          /* tcpsim_run, or a double in tests */
+	FILE *progress;            /* one line per iteration, or NULL */
+};
+
+/* Defaults: no parameter, weight 1 for every metric, the default step and
+ * iterations, one thread, run = tcpsim_run. */
+void calib_setup_init(struct calib_setup *cs);
+
+/*
+ * "KEY,KEY=LO:HI,...": add parameters.  Each KEY must exist
+ * (config_key_exists) and be a [cost]/[rcost] key; its start is its value
+ * in *start_from (e.g. the first run's scenario), which must be > 0.
+ */
+int calib_parse_fit(struct calib_setup *cs, const char *list, const struct scenario *start_from,
+		    struct tcpsim_err *err);
+
+/* "METRIC=W,...": set weights (>= 0); METRIC "others" sets every metric not named. */
+int calib_parse_weights(struct calib_setup *cs, const char *list, struct tcpsim_err *err);
+
+/* The recorded runs as scenarios. */
+struct calib_runs {
+	const struct run_set *rs;  /* not owned */
+	struct scenario *base;     /* [rs->n] */
+};
+
+int calib_runs_build(struct calib_runs *cr, const struct run_set *rs, const char *profile,
+		     bool keep_jitter, struct tcpsim_err *err);
+void calib_runs_free(struct calib_runs *cr);
+
+/* One residual of a fit: a run and a metric. */
+struct calib_resid {
+	int run;                   /* index into the run set */
+	int metric;
+	double measured, predicted;
+	double rel_err;            /* predicted / measured - 1 */
+	double weight;
+};
+
+struct calib_result {
+	int n_par;
+	double value[CALIB_MAX_PARAMS];   /* fitted, rounded to 6 significant digits */
+	double ci_lo[CALIB_MAX_PARAMS];   /* 95% CI; NAN when there is none */
+	double ci_hi[CALIB_MAX_PARAMS];
+	int at_bound[CALIB_MAX_PARAMS];   /* -1 lower, +1 upper, 0 inside */
+	bool identifiable[CALIB_MAX_PARAMS];
+	int n_resid;
+	struct calib_resid *resid;        /* at the rounded values */
+	int n_runs;                       /* runs fitted */
+	int dof;                          /* n_resid - n_par */
+	double chisq0, chisq;             /* sum of squared weighted residuals: start, end */
+	double rcond;                     /* reciprocal condition number of J at the end */
+	int iterations, evaluations;      /* solver iterations, simulator runs */
+	bool converged;
+	char stop_reason[160];
+	double elapsed_s;
+};
+
+void calib_result_free(struct calib_result *res);
+
+/*
+ * Fit cs's parameters to the runs with train[i] true (NULL: all).  On
+ * success res holds the fit; a fit that does not converge is TCPSIM_EFIT
+ * with res filled as far as it got (res->converged false).
+ */
+int calib_fit(const struct calib_setup *cs, const struct calib_runs *cr, const bool *train,
+	      struct calib_result *res, struct tcpsim_err *err);
+
+/*
+ * Predict the runs with mask[i] true (NULL: all) into out[i], with the
+ * parameters set to value[] (NULL or cs->n_par == 0: as the scenarios say).
+ */
+int calib_predict(const struct calib_setup *cs, const struct calib_runs *cr, const bool *mask,
+		  const double *value, struct metrics *out, struct tcpsim_err *err);
+
+/* Run n scenarios on jobs threads; the first failure (lowest index) wins. */
+int calib_run_batch(calib_run_fn run, const struct scenario *sc, struct metrics *out, int n,
+		    int jobs, struct tcpsim_err *err);
+
+/*
+ * The fitted profile as an includable .cfg: a comment block (header, one
+ * line each, then every parameter's start, CI and bound) and the fitted
+ * keys under [cost]/[rcost].  Written to a temporary file and renamed.
+ */
+int calib_write_profile(const char *path, const struct calib_setup *cs,
+			const struct calib_result *res, const char *header, struct tcpsim_err *err);
+
+/* ---- validation: prediction with held-out runs ----------------------- */
+
+enum calib_holdout {
+	CALIB_HOLDOUT_NONE,   /* fit (if any parameter) on every run, predict every run */
+	CALIB_HOLDOUT_LOO,    /* one fit per run, without it; that fit predicts it */
+	CALIB_HOLDOUT_TRAIN,  /* fit on the runs marked train; predict all */
+};
+
+struct calib_validation {
+	int n_runs;
+	struct metrics *pred;        /* [n_runs] */
+	bool *held_out;              /* [n_runs] run was not in the fit that predicted it */
+	int *fold;                   /* [n_runs] fold that predicted it; -1: no fit */
+	int n_folds;
+	struct calib_result *folds;  /* [n_folds] */
+	bool **fold_train;           /* [n_folds][n_runs] runs each fold was fitted to */
+};
+
+/*
+ * Predict every run.  With no parameter in cs, no fit is made and no run
+ * is held out.  train is used with CALIB_HOLDOUT_TRAIN only and must mark
+ * at least one run and leave at least one out.
+ */
+int calib_validate(const struct calib_setup *cs, const struct calib_runs *cr,
+		   enum calib_holdout holdout, const bool *train, struct calib_validation *v,
+		   struct tcpsim_err *err);
+void calib_validation_free(struct calib_validation *v);
+
+/*
+ * "KEY=V1,V2,...": mark train[i] for the runs whose KEY (after scenario,
+ * profile and overrides) has one of the values, compared as config_get
+ * prints them (so 64K and 65536 match).
+ */
+int calib_parse_train_where(const struct calib_runs *cr, const char *arg, bool *train,
+			    struct tcpsim_err *err);
+
+/* Relative error in % of a prediction, NAN when undefined. */
+double calib_error_pct(double measured, double predicted);
+
+#endif

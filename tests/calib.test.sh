@@ -1,0 +1,153 @@
+#!/bin/sh
+# calib.test.sh ASAN_DIR: tcpsim calibrate / validate / compare --reps on the
+# real binary.
+#
+# Bad input exits 2 with one stderr line "tcpsim: ..." naming where and
+# what, and nothing on stdout.  A fit that does not converge exits 1 and
+# writes no profile.  Good runs: a synthetic set made by the model itself
+# at known costs (tests/data/calib/lo.cfg starts 14-20% off them) is
+# recovered, the profile is written whole, validate's CSV has the
+# documented columns, leave-one-out marks every run held out, and compare
+# --reps prints mean ~ sd% with its noise legend.  One line per check;
+# exit status 1 if any failed.
+set -u
+ASAN_DIR=${1:?usage: calib.test.sh ASAN_DIR}
+TCPSIM="$ASAN_DIR/tcpsim"
+LO=tests/data/calib/lo.cfg
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/tcpsim-calib.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+cd "$(dirname "$0")/.." || exit 1
+fails=0
+n=0
+
+ok()  { n=$((n + 1)); echo "ok $n - $1"; }
+bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL $n - $1: $2"; }
+
+# bad_input NAME NEEDLE... -- ARGS...: exit 2, one stderr line with every NEEDLE, empty stdout.
+bad_input() {
+	name=$1; shift
+	needles=""
+	while [ "$1" != "--" ]; do needles="$needles
+$1"; shift; done
+	shift
+	"$TCPSIM" "$@" >"$TMP/out" 2>"$TMP/err"
+	st=$?
+	lines=$(wc -l <"$TMP/err")
+	if [ "$st" -ne 2 ]; then bad "$name" "exit status $st, want 2 (stderr: $(head -c 300 "$TMP/err"))"; return; fi
+	if [ -s "$TMP/out" ]; then bad "$name" "stdout not empty: $(head -c 200 "$TMP/out")"; return; fi
+	if [ "$lines" -ne 1 ]; then bad "$name" "stderr has $lines lines, want 1: $(head -c 300 "$TMP/err")"; return; fi
+	missing=$(printf '%s\n' "$needles" | while IFS= read -r w; do
+		[ -z "$w" ] && continue
+		grep -qiF -- "$w" "$TMP/err" || printf "'%s' " "$w"
+	done)
+	if [ -n "$missing" ]; then bad "$name" "stderr lacks $missing: $(cat "$TMP/err")"; return; fi
+	ok "$name: $(cat "$TMP/err")"
+}
+
+[ -x "$TCPSIM" ] || { echo "FAIL - no binary $TCPSIM"; exit 1; }
+
+# --- a synthetic recorded-run set: the model at copy_byte 1.4, tx_frame 20000, syscall 4000
+gen() { # id mtu send
+	row=$("$TCPSIM" run "$LO" -s link.mtu="$2" -s app.send_size="$3" -s cost.copy_byte=1.4 \
+		-s cost.tx_frame=20000 -s cost.syscall=4000 --format csv | tail -1 | tr -d '"' | cut -d, -f1,3,4,7)
+	echo "$1,synthetic,$LO,link.mtu=$2;app.send_size=$3,$row"
+}
+{
+	echo "id,source,scenario,overrides,throughput_mbps,cpu_send_pct,cpu_recv_pct,netrx_softirqs_per_s"
+	gen s1 1500 4K; gen s2 9000 1K; gen s3 16436 16K; gen s4 65536 64K
+} >"$TMP/syn.csv"
+FIT=cost.copy_byte,cost.tx_frame,cost.syscall
+
+# --- bad input ---------------------------------------------------------------
+printf 'id,source,scenario,overrides,thruput_mbps\na,t,%s,,1\n' "$LO" >"$TMP/badmetric.csv"
+printf 'id,source,scenario,overrides,throughput_mbps\na,t,%s,,1\nb,t,scenarios/nope.cfg,,1\n' "$LO" >"$TMP/badscen.csv"
+bad_input "CSV names an unknown metric" "badmetric.csv:1" "thruput_mbps" -- calibrate "$TMP/badmetric.csv" --fit cost.copy_byte -o "$TMP/p.cfg"
+bad_input "CSV names an unknown scenario" "badscen.csv:3" "run 'b'" "nope.cfg" -- validate "$TMP/badscen.csv"
+bad_input "--fit unknown key" "--fit cost.copy_bite" "unknown key" -- calibrate "$TMP/syn.csv" --fit cost.copy_bite -o "$TMP/p.cfg"
+bad_input "--fit key that is no cost" "--fit link.mtu" "[cost]" -- calibrate "$TMP/syn.csv" --fit link.mtu -o "$TMP/p.cfg"
+bad_input "--weight unknown metric" "--weight" "thruput" -- calibrate "$TMP/syn.csv" --fit $FIT --weight thruput=1 -o "$TMP/p.cfg"
+bad_input "calibrate without --fit" "--fit" -- calibrate "$TMP/syn.csv" -o "$TMP/p.cfg"
+bad_input "calibrate without -o" "-o PROFILE.cfg" -- calibrate "$TMP/syn.csv" --fit $FIT
+bad_input "missing CSV" "nope.csv" -- validate "$TMP/nope.csv"
+bad_input "--holdout bad" "--holdout" "sometimes" -- validate "$TMP/syn.csv" --fit $FIT --holdout sometimes
+bad_input "--holdout loo without --fit" "needs --fit" -- validate "$TMP/syn.csv" --holdout loo
+bad_input "--train-where leaves no training run" "no run to fit" -- validate "$TMP/syn.csv" --fit $FIT --train-where link.mtu=1234
+bad_input "--train-where leaves no test run" "no run to predict" -- validate "$TMP/syn.csv" --fit $FIT --train-where host.cpus=2
+bad_input "--train-where unknown key" "unknown key 'link.mtuu'" -- validate "$TMP/syn.csv" --fit $FIT --train-where link.mtuu=1500
+head -2 "$TMP/syn.csv" >"$TMP/one.csv"
+bad_input "more parameters than measured values" "fewer than the 3 parameters" -- calibrate "$TMP/one.csv" --fit $FIT --weight others=0,throughput_mbps=1 -o "$TMP/p.cfg"
+bad_input "validate-only option on calibrate" "unknown option '--holdout'" -- calibrate "$TMP/syn.csv" --fit $FIT -o "$TMP/p.cfg" --holdout loo
+bad_input "--reps not a number" "--reps" "x" -- compare "$LO" "$LO" --reps x
+
+# --- a fit that does not converge: exit 1, report, no profile ------------------
+"$TCPSIM" calibrate "$TMP/syn.csv" --fit $FIT -o "$TMP/nc.cfg" --max-iter 1 >"$TMP/out" 2>"$TMP/err"
+st=$?
+if [ "$st" -ne 1 ]; then bad "no convergence" "exit $st, want 1"
+elif [ -e "$TMP/nc.cfg" ]; then bad "no convergence" "a profile was written"
+elif ! grep -q "did not converge" "$TMP/err"; then bad "no convergence" "stderr: $(cat "$TMP/err")"
+elif ! grep -q "DID NOT CONVERGE" "$TMP/out"; then bad "no convergence" "report lacks DID NOT CONVERGE"
+else ok "no convergence: exit 1, $(cat "$TMP/err")"; fi
+
+# --- recovery: within 2% of the costs the runs were made with -----------------
+if "$TCPSIM" calibrate "$TMP/syn.csv" --fit $FIT -o "$TMP/fit.cfg" -j 2 >"$TMP/out" 2>"$TMP/err"; then
+	res=$(awk '/^\[cost\]/ {c=1; next} c && / = / {print $1, $3}' "$TMP/fit.cfg" | awk '
+		$1 == "copy_byte" { e = $2 / 1.4 - 1 } $1 == "tx_frame" { e = $2 / 20000 - 1 } $1 == "syscall" { e = $2 / 4000 - 1 }
+		{ if (e < 0) e = -e; if (e > 0.02) bad = bad " " $1 "=" $2; n++ }
+		END { if (n != 3) print "found " n " keys"; else if (bad != "") print "off by more than 2%:" bad }')
+	if [ -n "$res" ]; then bad "recovery" "$res"; else ok "recovery: $(grep -A3 '^\[cost\]' "$TMP/fit.cfg" | tr '\n' ' ')"; fi
+	grep -q "^Converged" "$TMP/out" && ok "report says converged" || bad "report" "no 'Converged' line"
+	grep -q "95% CI" "$TMP/out" && ok "report has confidence intervals" || bad "report" "no CI column"
+	ls "$TMP" | grep -q '\.tmp\.' && bad "profile" "temporary file left" || ok "profile written whole, no temp file"
+else
+	bad "recovery" "exit status $?: $(cat "$TMP/err")"
+fi
+
+# --- a parameter pushed to its bound: warned loudly, still exit 0 ---------------
+if "$TCPSIM" calibrate "$TMP/syn.csv" --fit cost.copy_byte=0.5:1.3,cost.tx_frame,cost.syscall -o "$TMP/b.cfg" >"$TMP/out" 2>"$TMP/err"; then
+	grep -q "WARNING: cost.copy_byte = .* is at its upper bound" "$TMP/out" && grep -q "AT UPPER BOUND" "$TMP/b.cfg" \
+		&& ok "at bound: warned in the report and the profile" || bad "at bound" "no warning: $(grep -i bound "$TMP/out")"
+else
+	bad "at bound" "exit status $?: $(cat "$TMP/err")"
+fi
+
+# --- validate: profile, CSV columns, leave-one-out ------------------------------
+if "$TCPSIM" validate "$TMP/syn.csv" --profile "$TMP/fit.cfg" --format csv >"$TMP/v.csv" 2>"$TMP/err"; then
+	[ "$(head -1 "$TMP/v.csv")" = '"id","metric","measured","predicted","error_pct","held_out"' ] \
+		&& ok "validate csv header" || bad "validate csv header" "$(head -1 "$TMP/v.csv")"
+	[ "$(wc -l <"$TMP/v.csv")" -eq 17 ] && ok "validate csv: 16 rows" || bad "validate csv rows" "$(wc -l <"$TMP/v.csv") lines"
+	awk -F'"?,"?' 'NR > 1 { e = $5 < 0 ? -$5 : $5; if (e > 0.5) exit 1 }' "$TMP/v.csv" \
+		&& ok "validate with the fitted profile: every |error| below 0.5%" || bad "validate errors" "$(sort -t, -k5 "$TMP/v.csv" | tail -2)"
+else
+	bad "validate --profile" "exit $?: $(cat "$TMP/err")"
+fi
+if "$TCPSIM" validate "$TMP/syn.csv" --fit $FIT --holdout loo --format csv >"$TMP/loo.csv" 2>"$TMP/err"; then
+	held=$(tail -n +2 "$TMP/loo.csv" | grep -c '"yes"$')
+	[ "$held" -eq 16 ] && ok "loo: every row held out" || bad "loo" "$held of 16 rows held out"
+else
+	bad "validate --holdout loo" "exit $?: $(cat "$TMP/err")"
+fi
+if "$TCPSIM" validate "$TMP/syn.csv" --fit $FIT --train-where link.mtu=1500,9000,16436 >"$TMP/tw.txt" 2>"$TMP/err"; then
+	grep -q "^s4 .* yes" "$TMP/tw.txt" && grep -q "^s1 .* no" "$TMP/tw.txt" && grep -q "Summary over the held-out rows" "$TMP/tw.txt" \
+		&& ok "--train-where: s4 held out, s1 fitted" || bad "--train-where" "$(grep '^s[14] ' "$TMP/tw.txt" | head -2)"
+else
+	bad "validate --train-where" "exit $?: $(cat "$TMP/err")"
+fi
+# a miss is shown and flagged, never hidden
+sed 's/^s2,\([^,]*,[^,]*,[^,]*\),[0-9.]*/s2,\1,99999/' "$TMP/syn.csv" >"$TMP/miss.csv"
+if "$TCPSIM" validate "$TMP/miss.csv" --profile "$TMP/fit.cfg" >"$TMP/m.txt" 2>"$TMP/err"; then
+	grep -q "^s2 .*throughput_mbps .*MISS" "$TMP/m.txt" && ok "a missed run is shown and flagged MISS" \
+		|| bad "miss flag" "$(grep '^s2 ' "$TMP/m.txt" | head -1)"
+else
+	bad "validate miss" "exit $?: $(cat "$TMP/err")"
+fi
+
+# --- compare --reps -----------------------------------------------------------------
+if "$TCPSIM" compare "$LO" "$LO" -s app.send_size=4K --reps 3 -j 2 >"$TMP/c.txt" 2>"$TMP/err"; then
+	grep -q "netperf.Throughput_Mbps" "$TMP/c.txt" && grep -q " ~ *[0-9]*%" "$TMP/c.txt" && grep -q "3 and 3 runs" "$TMP/c.txt" \
+		&& ok "compare --reps 3: mean ~ sd% and the noise legend" || bad "compare --reps" "$(head -8 "$TMP/c.txt")"
+else
+	bad "compare --reps" "exit $?: $(cat "$TMP/err")"
+fi
+
+echo "$n checks, $fails failed"
+[ "$fails" -eq 0 ]
