@@ -64,6 +64,15 @@ plots: deps
 		--title "loopback TCP_SENDFILE, 8 instances, GSO off: Mbit/s per instance vs MTU" \
 		> docs/loopback-mtu-tso.txt
 
+# Measure this machine's kernel (as root; tools/measure-live --help): installs
+# iperf3 and ethtool if missing, builds, runs the matrix of issue 6 into
+# validation/live/MACHINE.csv.  LIVE_ARGS passes options (e.g. --resume).
+live: deps
+	@command -v iperf3 >/dev/null && command -v ethtool >/dev/null || \
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iperf3 ethtool >/dev/null; }
+	@$(MAKE) --no-print-directory all
+	tools/measure-live $(LIVE_ARGS)
+
 # --- optimised build -------------------------------------------------------
 $(REL)/%.o: %.c
 	@mkdir -p $(@D)

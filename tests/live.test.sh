@@ -1,0 +1,242 @@
+#!/bin/sh
+# live.test.sh: the live-measurement tools without root and without a run:
+# tools/bin/procstat, live-row and live-agg on recorded data, and
+# tools/measure-live's planning (--dry-run) and refusals.
+#
+# Oracles: tests/data/live/lo-before, lo-after and iperf3-lo.json are one
+# recorded 3 s iperf3 run over a namespace's loopback; the figures expected
+# from them were computed independently from the same files (a Python
+# script; see tests/test_procstat.c).  tests/data/live/reps.csv is a
+# hand-made repetitions file whose medians and CVs are worked out by hand
+# below.  Every bad input must exit 2 with one line naming the file.
+#
+#   sh tests/live.test.sh ASAN_DIR     (run by run-tests.sh; ASAN_DIR/tcpsim checks the scenarios)
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT" || exit 1
+BIN=${LIVE_BIN:-$ROOT/tools/bin}
+TCPSIM=${1:+$1/tcpsim}
+[ -n "$TCPSIM" ] && [ -x "$TCPSIM" ] || TCPSIM=$ROOT/tcpsim
+D=tests/data/live
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT INT TERM
+pass=0
+fail=0
+
+for b in procstat live-row live-agg; do
+	[ -x "$BIN/$b" ] || { echo "live.test: $BIN/$b not built (run make)" >&2; exit 1; }
+done
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
+
+# field CSV KEYCOL KEY COLUMN: the cell in COLUMN of the row whose KEYCOL is KEY
+# (every field quoted, as libcsv's csv_fwrite writes them; no comma inside).
+field() {
+	awk -v keycol="$2" -v key="$3" -v col="$4" '
+		function unq(s) { sub(/^"/, "", s); sub(/"$/, "", s); return s }
+		BEGIN { FS = "\",\"" }
+		NR == 1 { for (i = 1; i <= NF; i++) c[unq($i)] = i; next }
+		unq($c[keycol]) == key { if (!(col in c)) { print "<no column>"; exit } print unq($c[col]); exit }
+	' "$1"
+}
+
+# expect_num CSV KEYCOL KEY COLUMN WANT REL: |got - want| <= REL * |want|
+expect_num() {
+	got=$(field "$1" "$2" "$3" "$4")
+	if awk -v g="$got" -v w="$5" -v r="$6" 'BEGIN { d = g - w; if (d < 0) d = -d; a = w < 0 ? -w : w; exit !(g != "" && d <= r * a + 1e-12) }'; then
+		ok
+	else
+		bad "$1 $3 $4: got '$got', want $5 (within $6)"
+	fi
+}
+
+expect_eq() { if [ "$1" = "$2" ]; then ok; else bad "$3: got '$1', want '$2'"; fi; }
+
+# expect_fail NAME STATUS WANT CMD...: exit STATUS, WANT in stderr, one line
+expect_fail() {
+	name=$1 want_st=$2 want=$3
+	shift 3
+	"$@" >"$T/out" 2>"$T/err"
+	st=$?
+	if [ $st -ne "$want_st" ]; then
+		bad "$name: exit $st, want $want_st ($(cat "$T/err"))"
+	elif ! grep -qF -- "$want" "$T/err"; then
+		bad "$name: stderr '$(cat "$T/err")' lacks '$want'"
+	elif [ "$(grep -v -e '^usage' -e '^  ' "$T/err" | wc -l)" -ne 1 ]; then
+		bad "$name: want one line, got: $(cat "$T/err")"
+	else
+		ok
+	fi
+}
+
+ROW="$BIN/live-row --json $D/iperf3-lo.json --before $D/lo-before --after $D/lo-after --scenario scenarios/live/x.cfg --cc cubic"
+
+# --- live-row: the recorded run ------------------------------------------
+# other processes took 21.19% of the machine during it: disturbed at 5%, ok at 50%
+$ROW -o "$T/reps.csv" --point p1 >"$T/out" 2>&1
+expect_eq "$?" 3 "live-row exit status of a disturbed run"
+expect_eq "$(field "$T/reps.csv" point p1 status)" disturbed "p1 status"
+$ROW -o "$T/reps.csv" --point p2 --rep 1 --attempt 2 --other-max 50 >"$T/out" 2>&1
+expect_eq "$?" 0 "live-row exit status of an undisturbed run"
+expect_eq "$(field "$T/reps.csv" point p2 status)" ok "p2 status"
+expect_eq "$(wc -l <"$T/reps.csv" | tr -d ' ')" 3 "rows after two appends (header + 2)"
+R=$T/reps.csv
+expect_num "$R" point p2 other_cpu_pct 21.194440729158764 1e-5
+expect_num "$R" point p2 throughput_mbps 17773.499403030644 1e-5
+expect_num "$R" point p2 throughput_total_mbps 17773.499403030644 1e-5
+expect_num "$R" point p2 cpu_send_pct 76.23400365630712 1e-5
+expect_num "$R" point p2 cpu_recv_pct 76.23400365630712 1e-5
+expect_num "$R" point p2 sd_send_us_per_kb 0.7027416985154652 1e-5
+expect_num "$R" point p2 netrx_softirqs_per_s 69006.60493509304 1e-5
+expect_num "$R" point p2 res_ipis_per_s 950.1209652639988 1e-5
+expect_num "$R" point p2 cal_ipis_per_s 7026.093562443776 1e-5
+expect_num "$R" point p2 cs_per_s 16621.690448393132 1e-5
+expect_num "$R" point p2 intr_per_s 8639.556163892436 1e-5
+expect_num "$R" point p2 pgalloc_per_s 543023.2371192737 1e-5
+expect_num "$R" point p2 pgfree_per_s 543033.1033805953 1e-5
+expect_num "$R" point p2 segs_per_s 54343.696234402356 1e-5
+expect_num "$R" point p2 frames_per_s 54282.19653883144 1e-5
+expect_num "$R" point p2 acks_per_s 21911.97976900119 1e-5
+expect_num "$R" point p2 segs_per_frame 1.0011329625455911 1e-5
+expect_num "$R" point p2 acks_per_frame 0.40366789050856083 1e-5
+expect_eq "$(field "$R" point p2 cc_sender)" cubic "cc_sender"
+expect_eq "$(field "$R" point p2 blksize_bytes)" 65536 "blksize"
+
+# --- live-row: refusals ----------------------------------------------------
+cp "$R" "$T/keep.csv"
+expect_fail "live-row wrong cc" 2 "congestion control 'bbr' was asked for, but the sender used 'cubic'" \
+	$BIN/live-row -o "$R" --json $D/iperf3-lo.json --before $D/lo-before --after $D/lo-after \
+	--scenario s.cfg --point p3 --cc bbr
+expect_fail "live-row swapped snapshots" 2 "is not later than the first" \
+	$BIN/live-row -o "$R" --json $D/iperf3-lo.json --before $D/lo-after --after $D/lo-before \
+	--scenario s.cfg --point p3
+head -c 300 $D/iperf3-lo.json >"$T/cut.json"
+expect_fail "live-row truncated JSON" 2 "$T/cut.json:" \
+	$BIN/live-row -o "$R" --json "$T/cut.json" --before $D/lo-before --after $D/lo-after \
+	--scenario s.cfg --point p3
+expect_fail "live-row snapshots of another namespace" 2 "TCP counters went backwards" \
+	$BIN/live-row -o "$R" --json $D/iperf3-lo.json --before $D/lo-before --after $D/lo-after \
+	--rx-before $D/lo-after --rx-after $D/lo-before --scenario s.cfg --point p3
+expect_fail "live-row missing option" 2 "are required" $BIN/live-row -o "$R" --json x
+printf '"a","b"\n"1","2"\n' >"$T/other.csv"
+expect_fail "live-row foreign file" 2 "$T/other.csv:1: not a repetitions file" \
+	$BIN/live-row -o "$T/other.csv" --json $D/iperf3-lo.json --before $D/lo-before \
+	--after $D/lo-after --scenario s.cfg --point p3
+expect_eq "$(cat "$T/other.csv")" "$(printf '"a","b"\n"1","2"')" "a refused file is left alone"
+if cmp -s "$R" "$T/keep.csv"; then ok; else bad "refused runs changed $R"; fi
+
+# --- live-agg: medians and spreads ---------------------------------------
+# pA: good 100, 120, 110 (a disturbed 5 left out): median 110, sd 10, CV 10/110;
+#     cpu 50, 70, 60: median 60, CV 10/60
+# pB: good 100, 200: median 150, CV 70.71/150; pC 100, 150, 200: CV 50/150; pD 100 x3: CV 0
+A=$T/agg.csv
+"$BIN/live-agg" $D/reps.csv -o "$A" --source "test source" 2>"$T/err"
+expect_eq "$?" 0 "live-agg exit status"
+expect_num "$A" id pA throughput_mbps 110 1e-12
+expect_num "$A" id pA throughput_mbps_cv 0.0909090909090909 1e-9
+expect_num "$A" id pA cpu_send_pct 60 1e-12
+expect_num "$A" id pA cpu_send_pct_cv 0.16666666666666666 1e-9
+expect_num "$A" id pB throughput_mbps 150 1e-12
+expect_num "$A" id pB throughput_mbps_cv 0.4714045207910317 1e-9
+expect_num "$A" id pC throughput_mbps_cv 0.3333333333333333 1e-9
+expect_num "$A" id pD throughput_mbps_cv 0 1e-12
+expect_eq "$(field "$A" id pA sd_send_us_per_kb)" "" "a metric not measured stays empty"
+expect_eq "$(field "$A" id pA source)" "test source" "source"
+expect_eq "$(field "$A" id pA overrides)" "link.mtu=1500;offload.tso=on" "overrides"
+case $(field "$A" id pA note) in
+*"median of 3 runs (1 disturbed"*SYSTEM-WIDE*"iperf3's own process accounting"*) ok ;;
+*) bad "pA note: $(field "$A" id pA note)" ;;
+esac
+# which points need another run
+expect_eq "$("$BIN/live-agg" $D/reps.csv --need-more | tr '\n' ' ')" "pA pB pC " "need-more (CV 0.05)"
+expect_eq "$("$BIN/live-agg" $D/reps.csv --need-more --cv-max 0.1 | tr '\n' ' ')" "pB pC " "need-more (CV 0.1)"
+expect_eq "$("$BIN/live-agg" $D/reps.csv --need-more --cv-max 0.1 --max-attempts 3 | tr '\n' ' ')" "pB " "need-more (3 attempts)"
+expect_eq "$("$BIN/live-agg" $D/reps.csv --need-more --cv-max 0.1 --max-reps 3 | tr '\n' ' ')" "pB " "need-more (max 3 good)"
+# the live-row file of the recorded runs aggregates too: only p2 is good
+"$BIN/live-agg" "$R" -o "$T/agg2.csv" --source s 2>"$T/err"
+expect_eq "$(awk 'END { print NR }' "$T/agg2.csv")" 2 "aggregate of live-row output: header + p2"
+grep -q "point 'p1': no undisturbed repetition" "$T/err" && ok || bad "p1 not reported as left out"
+# refusals
+sed '3s/"100","100","50"/"x","100","50"/' $D/reps.csv >"$T/badnum.csv"
+expect_fail "live-agg bad number" 2 "$T/badnum.csv:3: column 'throughput_mbps': 'x' is not a number" \
+	"$BIN/live-agg" "$T/badnum.csv" -o "$T/o.csv" --source s
+sed '4s/link.mtu=1500/link.mtu=9000/' $D/reps.csv >"$T/mixed.csv"
+expect_fail "live-agg inconsistent point" 2 "$T/mixed.csv:9: point 'pC': overrides" \
+	"$BIN/live-agg" "$T/mixed.csv" -o "$T/o.csv" --source s
+printf '"point","x\n' >"$T/quote.csv"
+expect_fail "live-agg unterminated quote" 2 "$T/quote.csv:1: malformed CSV" \
+	"$BIN/live-agg" "$T/quote.csv" -o "$T/o.csv" --source s
+expect_fail "live-agg not a reps file" 2 "no column 'point'" \
+	"$BIN/live-agg" "$T/other.csv" -o "$T/o.csv" --source s
+[ ! -e "$T/o.csv" ] && ok || bad "a refused aggregate wrote its output"
+
+# --- procstat -------------------------------------------------------------
+"$BIN/procstat" delta $D/lo-before $D/lo-after >"$T/delta" 2>&1
+expect_eq "$(sed -n 's/^netrx_softirqs_per_s //p' "$T/delta")" 69006.605 "procstat delta NET_RX"
+expect_eq "$(sed -n 's/^ns_dev_lo_tx_packets //p' "$T/delta")" 231866 "procstat delta lo packets"
+"$BIN/procstat" snap "$T/s1" && "$BIN/procstat" snap "$T/s2" && "$BIN/procstat" delta "$T/s1" "$T/s2" >"$T/delta" 2>&1
+expect_eq "$?" 0 "procstat snap + delta on this machine"
+[ ! -e "$T/s1.tmp" ] && ok || bad "snapshot left its temporary directory"
+expect_fail "procstat snap over a snapshot" 2 "exists already" "$BIN/procstat" snap "$T/s1"
+expect_fail "procstat bad command" 2 "unknown command 'snapshot'" "$BIN/procstat" snapshot x
+mkdir "$T/half" && cp $D/lo-before/time $D/lo-before/stat "$T/half/"
+expect_fail "procstat incomplete snapshot" 1 "$T/half/softirqs" "$BIN/procstat" delta "$T/half" $D/lo-after
+
+# --- measure-live: the plan and the refusals -----------------------------
+ML=tools/measure-live
+$ML --dry-run --machine m >"$T/plan" 2>"$T/err"
+expect_eq "$?" 0 "measure-live --dry-run"
+expect_eq "$(grep -vc '^#' "$T/plan")" 28 "the default matrix has 20 loopback + 8 veth points"
+expect_eq "$(grep -c '^m-lo-' "$T/plan")" 20 "loopback points"
+expect_eq "$(grep -v '^#' "$T/plan" | sed -n 1p | tr '\t' ' ')" "m-lo-mtu1500-tsogso_on-send16K scenarios/live/m-lo.cfg link.mtu=1500;offload.tso=on;offload.gso=on;app.send_size=16K;app.recv_size=16K" "first point"
+expect_eq "$(tail -1 "$T/plan" | tr '\t' ' ')" "m-veth-mtu9000-tso_off-gro_off scenarios/live/m-veth.cfg app.send_size=64K;link.mtu=9000;offload.tso=off;offload.gro=off;app.recv_size=64K" "last point"
+$ML --dry-run --machine m --topology lo --vary link.mtu=1500,9000 --vary offload.gro=on,off >"$T/plan"
+expect_eq "$(grep -v '^#' "$T/plan" | cut -f1 | tr '\n' ' ')" "m-lo-mtu1500-gro_on m-lo-mtu1500-gro_off m-lo-mtu9000-gro_on m-lo-mtu9000-gro_off " "first axis slowest"
+expect_fail "measure-live unknown key" 2 "cannot set 'tcp.sndbuf' on a live machine" $ML --dry-run --topology lo --vary tcp.sndbuf=64K,1M
+expect_fail "measure-live --vary first" 2 "give --topology first" $ML --dry-run --vary link.mtu=1500
+expect_fail "measure-live bad mtu" 2 "link.mtu: '99999' is not an MTU" $ML --dry-run --topology lo --vary link.mtu=1500,99999
+expect_fail "measure-live bad topology" 2 "--topology: 'wifi' is not lo or veth" $ML --dry-run --topology wifi
+expect_fail "measure-live twice the same point" 2 "appears twice" $ML --dry-run --topology lo --topology lo
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	expect_fail "measure-live not root" 2 "must run as root" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups bash $ML --machine m -o "$T/x.csv"
+fi
+if [ "$(id -u)" != 0 ]; then
+	expect_fail "measure-live not root" 2 "must run as root" bash $ML --machine m -o "$T/x.csv"
+else
+	# iperf3 missing: a PATH with every command but iperf3
+	mkdir "$T/path"
+	for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
+		for f in "$d"/*; do
+			n=${f##*/}
+			[ "$n" = iperf3 ] || [ -e "$T/path/$n" ] || ln -s "$f" "$T/path/$n" 2>/dev/null
+		done
+	done
+	expect_fail "measure-live without iperf3" 2 "apt-get install -y iperf3" \
+		env PATH="$T/path" bash $ML --machine m -o "$T/x.csv"
+	expect_fail "measure-live unknown cc" 2 "congestion control 'nosuchcc' is not available" \
+		bash $ML --machine m -o "$T/x.csv" --cc nosuchcc
+fi
+
+# --- the scenarios: tcpsim takes them with the overrides a recorded run has --
+for f in validation/live/*.csv; do
+	case $f in *.reps.csv) continue ;; esac
+	[ -f "$f" ] || continue
+	# the first loopback row and the first veth row
+	for kind in -lo.cfg -veth.cfg; do
+		line=$(awk -F'","' -v k="$kind" 'NR > 1 && index($3, k) { print $3 "\t" $4; exit }' "$f")
+		[ -n "$line" ] || continue
+		scen=${line%%	*} ov=${line#*	}
+		set --
+		for a in $(echo "$ov" | tr ';' ' '); do set -- "$@" -s "$a"; done
+		if "$TCPSIM" "$scen" "$@" -s run.duration=20ms -s run.warmup=5ms --format csv >"$T/sim" 2>"$T/err"; then
+			ok
+		else
+			bad "$f: tcpsim $scen $*: $(cat "$T/err")"
+		fi
+	done
+done
+
+echo "live.test: $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,445 @@
+/*
+ * live-agg: a repetitions file (tools/live-row) -> recorded runs
+ * (model/runs.h), one per point: the median of each metric over the
+ * point's undisturbed repetitions and its coefficient of variation as the
+ * <metric>_cv spread column.
+ *
+ *   live-agg REPS.csv -o OUT.csv --source TEXT [--note TEXT]
+ *   live-agg REPS.csv --need-more [--min-reps N] [--max-reps N] [--cv-max F]
+ *            [--max-attempts N]
+ *
+ * --need-more prints the points that need another repetition, one a line:
+ * fewer than --min-reps good ones (3), or fewer than --max-reps (6) while
+ * the throughput's CV is above --cv-max (0.05) -- unless the point has used
+ * --max-attempts (3 * max-reps) attempts, disturbed ones included.
+ *
+ * Statistics: the median over the good repetitions (GSL's
+ * gsl_stats_median_from_sorted_data) and CV = sample standard deviation /
+ * mean (gsl_stats_sd, gsl_stats_mean); no CV from fewer than 2 values.  A
+ * point without a good repetition is left out of OUT.csv and named on
+ * stderr.  Rows of one point must agree on scenario and overrides.
+ *
+ * Each recorded run's note says what the figures are: the number of
+ * repetitions and redone ones, that the kernel counters are system-wide,
+ * that CPU is the whole machine's (/proc/stat) with iperf3's own process
+ * accounting beside it, the congestion control, and retransmissions.
+ *
+ * Exit status: 0 done, 1 cannot write, 2 bad input or usage.
+ */
+#include <csv.h>
+#include <errno.h>
+#include <getopt.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "metrics.h"
+#include "procstat.h"
+#include "runs.h"
+#include "util.h"
+
+#define PROG "live-agg"
+
+static const char usage_text[] =
+	"usage: " PROG " REPS.csv -o OUT.csv --source TEXT [--note TEXT]\n"
+	"       " PROG " REPS.csv --need-more [--min-reps N] [--max-reps N] [--cv-max F]\n"
+	"              [--max-attempts N]\n";
+
+/* Columns read besides the metrics. */
+enum { K_POINT, K_SCENARIO, K_OVERRIDES, K_STATUS, K_CC, K_IPERF3_SEND, K_IPERF3_RECV,
+       K_RETRANS, K_OTHER, K_DEV, K_N };
+static const char *const key_col[K_N] = {
+	"point", "scenario", "overrides", "status", "cc_sender", "iperf3_send_cpu_pct",
+	"iperf3_recv_cpu_pct", "retrans_per_s", "other_cpu_pct", "dev_packets_per_s",
+};
+
+struct rep_row {
+	char *key[K_N];
+	double m[METRIC_N];
+	int line;
+};
+
+struct reader {
+	const char *path;
+	struct tcpsim_err *err;
+	int line, rec_line, in_record;
+	char **f;
+	int nf, capf;
+	int ncols, colkey[256], colmetric[256];
+	struct rep_row *rows;
+	int nrows, caprows;
+};
+
+static void on_field(void *s, size_t len, void *data)
+{
+	struct reader *r = data;
+	if (r->nf == r->capf) {
+		r->capf = r->capf ? 2 * r->capf : 64;
+		r->f = xrealloc(r->f, (size_t)r->capf * sizeof(r->f[0]));
+	}
+	char *x = xmalloc(len + 1);
+	if (len)
+		memcpy(x, s, len);
+	x[len] = '\0';
+	r->f[r->nf++] = x;
+}
+
+static int parse_value(const char *s, double *out)
+{
+	if (!*s) {
+		*out = NAN;
+		return 1;
+	}
+	char *end;
+	errno = 0;
+	*out = strtod(s, &end);
+	return end != s && !*end && errno == 0 && isfinite(*out);
+}
+
+static void on_record(int c, void *data)
+{
+	struct reader *r = data;
+	(void)c;
+	r->in_record = 0;
+	if (r->err->code)
+		goto done;
+	if (!r->ncols) {
+		if (r->nf > 256) {
+			err_set(r->err, TCPSIM_EUSAGE, "%s:%d: more than 256 columns", r->path, r->rec_line);
+			goto done;
+		}
+		r->ncols = r->nf;
+		for (int i = 0; i < r->nf; i++) {
+			r->colkey[i] = -1;
+			for (int k = 0; k < K_N; k++)
+				if (strcmp(r->f[i], key_col[k]) == 0)
+					r->colkey[i] = k;
+			r->colmetric[i] = metric_find(r->f[i]);
+		}
+		for (int k = 0; k < K_N; k++) {
+			int found = 0;
+			for (int i = 0; i < r->nf; i++)
+				found |= r->colkey[i] == k;
+			if (!found) {
+				err_set(r->err, TCPSIM_EUSAGE, "%s:%d: no column '%s' (not a live-row file?)",
+					r->path, r->rec_line, key_col[k]);
+				goto done;
+			}
+		}
+		goto done;
+	}
+	if (r->nf != r->ncols) {
+		err_set(r->err, TCPSIM_EUSAGE, "%s:%d: %d fields, the header has %d", r->path,
+			r->rec_line, r->nf, r->ncols);
+		goto done;
+	}
+	if (r->nrows == r->caprows) {
+		r->caprows = r->caprows ? 2 * r->caprows : 64;
+		r->rows = xrealloc(r->rows, (size_t)r->caprows * sizeof(r->rows[0]));
+	}
+	struct rep_row *row = &r->rows[r->nrows++];
+	memset(row, 0, sizeof(*row));
+	row->line = r->rec_line;
+	for (int i = 0; i < METRIC_N; i++)
+		row->m[i] = NAN;
+	for (int i = 0; i < r->nf; i++) {
+		if (r->colkey[i] >= 0)
+			row->key[r->colkey[i]] = xstrdup(r->f[i]);
+		if (r->colmetric[i] >= 0 && !parse_value(r->f[i], &row->m[r->colmetric[i]])) {
+			err_set(r->err, TCPSIM_EUSAGE, "%s:%d: column '%s': '%s' is not a number", r->path,
+				r->rec_line, metric_table[r->colmetric[i]].name, r->f[i]);
+			goto done;
+		}
+	}
+	if (!row->key[K_POINT][0])
+		err_set(r->err, TCPSIM_EUSAGE, "%s:%d: column 'point' is empty", r->path, r->rec_line);
+	else if (strcmp(row->key[K_STATUS], "ok") != 0 && strcmp(row->key[K_STATUS], "disturbed") != 0)
+		err_set(r->err, TCPSIM_EUSAGE, "%s:%d: column 'status': '%s' is neither ok nor disturbed",
+			r->path, r->rec_line, row->key[K_STATUS]);
+done:
+	for (int i = 0; i < r->nf; i++)
+		free(r->f[i]);
+	r->nf = 0;
+}
+
+static int read_reps(struct reader *r, const char *path, struct tcpsim_err *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->path = path;
+	r->err = err;
+	r->line = 1;
+	char *text = procstat_read_file(path, err);
+	if (!text)
+		return err->code;
+	struct csv_parser p;
+	csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL);
+	/* fed byte by byte so that each record knows the line it starts on */
+	for (char *c = text; *c && !err->code; c++) {
+		if (!r->in_record && *c != '\n' && *c != '\r') {
+			r->in_record = 1;
+			r->rec_line = r->line;
+		}
+		if (csv_parse(&p, c, 1, on_field, on_record, r) != 1) {
+			err_set(err, TCPSIM_EUSAGE, "%s:%d: malformed CSV: %s", path, r->line,
+				csv_strerror(csv_error(&p)));
+			break;
+		}
+		if (*c == '\n')
+			r->line++;
+	}
+	if (!err->code && csv_fini(&p, on_field, on_record, r) != 0)
+		err_set(err, TCPSIM_EUSAGE, "%s:%d: malformed CSV (unterminated quote?)", path,
+			r->rec_line);
+	csv_free(&p);
+	free(text);
+	if (!err->code && !r->ncols)
+		err_set(err, TCPSIM_EUSAGE, "%s: empty file", path);
+	return err->code;
+}
+
+static void free_reps(struct reader *r)
+{
+	for (int i = 0; i < r->nrows; i++)
+		for (int k = 0; k < K_N; k++)
+			free(r->rows[i].key[k]);
+	free(r->rows);
+	free(r->f);
+}
+
+/* Median and CV of the finite values in v[0..n) (sorted in place). */
+static void stats(double *v, int n, double *median, double *cv)
+{
+	int m = 0;
+	for (int i = 0; i < n; i++)
+		if (!isnan(v[i]))
+			v[m++] = v[i];
+	*median = *cv = NAN;
+	if (m == 0)
+		return;
+	gsl_sort(v, 1, (size_t)m);
+	*median = gsl_stats_median_from_sorted_data(v, 1, (size_t)m);
+	double mean = gsl_stats_mean(v, 1, (size_t)m);
+	if (m >= 2 && mean > 0)
+		*cv = gsl_stats_sd_m(v, 1, (size_t)m, mean) / mean;
+}
+
+struct point {
+	const char *id;
+	int first;     /* row index of its first repetition */
+	int good, bad;
+};
+
+/* The points in order of first appearance. */
+static struct point *collect(const struct reader *r, int *np, struct tcpsim_err *err)
+{
+	struct point *pt = xcalloc((size_t)r->nrows + 1, sizeof(*pt));
+	int n = 0;
+	for (int i = 0; i < r->nrows; i++) {
+		const struct rep_row *row = &r->rows[i];
+		int j;
+		for (j = 0; j < n; j++)
+			if (strcmp(pt[j].id, row->key[K_POINT]) == 0)
+				break;
+		if (j == n) {
+			pt[n].id = row->key[K_POINT];
+			pt[n].first = i;
+			n++;
+		} else {
+			const struct rep_row *f = &r->rows[pt[j].first];
+			for (int k = K_SCENARIO; k <= K_OVERRIDES; k++)
+				if (strcmp(f->key[k], row->key[k]) != 0) {
+					err_set(err, TCPSIM_EUSAGE,
+						"%s:%d: point '%s': %s '%s' differs from line %d's '%s'", r->path,
+						row->line, pt[j].id, key_col[k], row->key[k], f->line, f->key[k]);
+					free(pt);
+					return NULL;
+				}
+		}
+		if (strcmp(row->key[K_STATUS], "ok") == 0)
+			pt[j].good++;
+		else
+			pt[j].bad++;
+	}
+	*np = n;
+	return pt;
+}
+
+/* Values of metric column m (or key column k when m < 0) over the good rows of a point. */
+static int gather(const struct reader *r, const char *id, int m, int k, double *v)
+{
+	int n = 0;
+	for (int i = 0; i < r->nrows; i++) {
+		const struct rep_row *row = &r->rows[i];
+		if (strcmp(row->key[K_POINT], id) != 0 || strcmp(row->key[K_STATUS], "ok") != 0)
+			continue;
+		double x = NAN;
+		if (m >= 0)
+			x = row->m[m];
+		else if (!parse_value(row->key[k], &x))
+			x = NAN;
+		v[n++] = x;
+	}
+	return n;
+}
+
+struct opts {
+	const char *out, *source, *note;
+	int need_more, min_reps, max_reps, max_attempts;
+	double cv_max;
+};
+
+static int aggregate(const struct reader *r, const struct opts *o, struct tcpsim_err *err)
+{
+	int np = 0;
+	struct point *pt = collect(r, &np, err);
+	if (!pt)
+		return err->code;
+	double *v = xcalloc((size_t)r->nrows + 1, sizeof(double));
+	struct run_set rs;
+	runs_init(&rs);
+	int rc = TCPSIM_OK;
+	for (int p = 0; p < np && !rc; p++) {
+		const struct rep_row *f = &r->rows[pt[p].first];
+		double med, cv;
+		if (o->need_more) {
+			gather(r, pt[p].id, METRIC_THROUGHPUT_MBPS, -1, v);
+			stats(v, pt[p].good, &med, &cv);
+			int attempts = pt[p].good + pt[p].bad;
+			int wide = !isnan(cv) && cv > o->cv_max;
+			if (attempts < o->max_attempts &&
+			    (pt[p].good < o->min_reps || (wide && pt[p].good < o->max_reps)))
+				printf("%s\n", pt[p].id);
+			continue;
+		}
+		if (pt[p].good == 0) {
+			fprintf(stderr, PROG ": point '%s': no undisturbed repetition (%d disturbed); left out\n",
+				pt[p].id, pt[p].bad);
+			continue;
+		}
+		double k_med[K_N];
+		for (int k = K_IPERF3_SEND; k < K_N; k++) {
+			gather(r, pt[p].id, -1, k, v);
+			stats(v, pt[p].good, &k_med[k], &cv);
+		}
+		char note[1024], dev[96] = "";
+		if (!isnan(k_med[K_DEV]))
+			snprintf(dev, sizeof(dev), "; device packets %.6g/s (after GSO, before GRO)",
+				 k_med[K_DEV]);
+		snprintf(note, sizeof(note),
+			 "median of %d runs (%d disturbed runs redone, median other-CPU %.2g%%); "
+			 "softirqs/interrupts/cs/in/pgalloc/pgfree are SYSTEM-WIDE /proc deltas; "
+			 "cpu_* = whole-machine busy from /proc/stat (as netperf -c on loopback); "
+			 "iperf3's own process accounting (getrusage, %% of one CPU over its test): "
+			 "sender %.3g%%, receiver %.3g%%; segs/frames/acks from the test namespaces' "
+			 "SNMP counters; cc %s; retrans %.3g/s%s%s%s",
+			 pt[p].good, pt[p].bad, k_med[K_OTHER], k_med[K_IPERF3_SEND], k_med[K_IPERF3_RECV],
+			 f->key[K_CC][0] ? f->key[K_CC] : "?", k_med[K_RETRANS], dev, o->note ? "; " : "",
+			 o->note ? o->note : "");
+		struct recorded_run *run = runs_add(&rs, pt[p].id, o->source, f->key[K_SCENARIO],
+						    f->key[K_OVERRIDES], note, err);
+		if (!run) {
+			rc = err->code;
+			break;
+		}
+		for (int m = 0; m < METRIC_N; m++) {
+			gather(r, pt[p].id, m, -1, v);
+			stats(v, pt[p].good, &run->v[m], &run->cv[m]);
+		}
+	}
+	if (!rc && !o->need_more)
+		rc = runs_write(&rs, o->out, err);
+	runs_free(&rs);
+	free(v);
+	free(pt);
+	return rc;
+}
+
+static int usage(const char *msg)
+{
+	if (msg)
+		fprintf(stderr, PROG ": %s\n", msg);
+	fputs(usage_text, stderr);
+	return 2;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	errno = 0;
+	long x = strtol(s, &end, 10);
+	if (end == s || *end || errno || x < lo || x > hi)
+		return 0;
+	*out = (int)x;
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{"output", required_argument, NULL, 'o'}, {"source", required_argument, NULL, 's'},
+		{"note", required_argument, NULL, 'n'}, {"need-more", no_argument, NULL, 'N'},
+		{"min-reps", required_argument, NULL, 'm'}, {"max-reps", required_argument, NULL, 'M'},
+		{"max-attempts", required_argument, NULL, 'A'}, {"cv-max", required_argument, NULL, 'c'},
+		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
+	struct opts o = {.min_reps = 3, .max_reps = 6, .max_attempts = 0, .cv_max = 0.05};
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o.out = optarg; break;
+		case 's': o.source = optarg; break;
+		case 'n': o.note = optarg; break;
+		case 'N': o.need_more = 1; break;
+		case 'm':
+			if (!parse_int(optarg, 1, 1000, &o.min_reps))
+				return usage("--min-reps takes 1..1000");
+			break;
+		case 'M':
+			if (!parse_int(optarg, 1, 1000, &o.max_reps))
+				return usage("--max-reps takes 1..1000");
+			break;
+		case 'A':
+			if (!parse_int(optarg, 1, 100000, &o.max_attempts))
+				return usage("--max-attempts takes 1..100000");
+			break;
+		case 'c': {
+			char *end;
+			o.cv_max = strtod(optarg, &end);
+			if (end == optarg || *end || !(o.cv_max > 0 && o.cv_max < 10))
+				return usage("--cv-max takes a fraction (e.g. 0.05)");
+			break;
+		}
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: {
+			char m[128];
+			snprintf(m, sizeof(m), "unknown or incomplete option '%s'", argv[optind - 1]);
+			return usage(m);
+		}
+		}
+	}
+	if (optind != argc - 1)
+		return usage(optind < argc ? "exactly one REPS.csv" : "missing REPS.csv");
+	if (!o.need_more && (!o.out || !o.source))
+		return usage("-o OUT.csv and --source are required (or --need-more)");
+	if (o.max_reps < o.min_reps)
+		return usage("--max-reps is below --min-reps");
+	if (!o.max_attempts)
+		o.max_attempts = 3 * o.max_reps;
+	struct tcpsim_err err;
+	err_clear(&err);
+	struct reader r;
+	int rc = read_reps(&r, argv[optind], &err);
+	if (!rc)
+		rc = aggregate(&r, &o, &err);
+	free_reps(&r);
+	if (rc) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return rc == TCPSIM_EUSAGE ? 2 : 1;
+	}
+	return 0;
+}

@@ -1,0 +1,536 @@
+/*
+ * live-row: one live run -- iperf3's --json output and /proc snapshots
+ * taken just before and just after it (tools/procstat snap) -- becomes one
+ * row of a repetitions file, the raw material tools/live-agg turns into
+ * recorded runs (model/runs.h).
+ *
+ * What each figure is, and whose accounting it is:
+ *   throughput_mbps        end.sum_received.bits_per_second / streams (iperf3,
+ *                          over iperf3's own test interval)
+ *   cpu_send_pct, cpu_recv_pct
+ *                          the WHOLE MACHINE's busy share from /proc/stat
+ *                          (user+nice+system+irq+softirq over all ticks of all
+ *                          CPUs), as netperf -c/-C report it on loopback and as
+ *                          tcpsim reports a one-host run; both sides share the
+ *                          host, so the two are equal.  iperf3's own figures
+ *                          (its process's getrusage time over wall time, in % of
+ *                          one CPU; iperf's cpu_util()) are kept beside them as
+ *                          iperf3_send_cpu_pct / iperf3_recv_cpu_pct.
+ *   sd_*_us_per_kb         netperf's service demand from the figures above:
+ *                          util/100 * CPUs * 1e6 / (bytes/s / 1024)
+ *   netrx_softirqs_per_s, res_ipis_per_s, cal_ipis_per_s, cs_per_s,
+ *   intr_per_s, pgalloc_per_s, pgfree_per_s
+ *                          SYSTEM-WIDE /proc deltas over the snapshot interval
+ *   segs_per_s, frames_per_s, acks_per_s, segs_per_frame, acks_per_frame
+ *                          the test namespaces' own SNMP counters (only the
+ *                          test's traffic): data segments = TCPOrigDataSent +
+ *                          RetransSegs; pure ACKs = OutSegs - data segments;
+ *                          frames (skbs handed to IP, GSO or not) = Ip
+ *                          OutRequests - ACKs
+ *
+ * Disturbance: other_cpu_pct = (busy CPU time of the machine - iperf3's two
+ * processes' time - the ksoftirqd threads' time) / CPU capacity of the
+ * interval.  A run whose other_cpu_pct exceeds --other-max, or whose steal
+ * time (a virtual machine's CPUs taken by the hypervisor) exceeds
+ * --steal-max, is written with status "disturbed" and exit status 3, so the
+ * caller redoes it.  Kernel time in softirqs that ran while a CPU was idle
+ * counts as "other" too: the thresholds must allow for that.
+ *
+ * The file is rewritten whole through a temporary file (libcsv), with the
+ * header checked; exit status: 0 row written (ok), 3 row written
+ * (disturbed), 1 cannot write, 2 bad input or usage.
+ */
+#include <csv.h>
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "procstat.h"
+#include "util.h"
+
+#define PROG "live-row"
+
+/* The columns of a repetitions file, in order. */
+enum rep_col {
+	RC_POINT, RC_SCENARIO, RC_OVERRIDES, RC_REP, RC_ATTEMPT, RC_STATUS, RC_STARTED,
+	RC_ELAPSED_S, RC_IPERF3_S, RC_CC_SENDER, RC_CC_RECEIVER, RC_BLKSIZE, RC_QUIET_BUSY,
+	RC_OTHER_CPU, RC_STEAL, RC_KSOFTIRQD_S, RC_IPERF3_SEND_CPU, RC_IPERF3_RECV_CPU,
+	RC_RETRANS, RC_DEV_PACKETS, RC_CPU_UTIL_EACH,
+	/* metric columns, named as metric_table[] names them */
+	RC_THROUGHPUT, RC_THROUGHPUT_TOTAL, RC_CPU_SEND, RC_CPU_RECV, RC_SD_SEND, RC_SD_RECV,
+	RC_NETRX, RC_RES, RC_CS, RC_INTR, RC_PGALLOC, RC_PGFREE, RC_SEGS, RC_FRAMES, RC_ACKS,
+	RC_CAL, RC_SEGS_PER_FRAME, RC_ACKS_PER_FRAME,
+	RC_N
+};
+
+static const char *const rep_col_name[RC_N] = {
+	"point", "scenario", "overrides", "rep", "attempt", "status", "started_utc",
+	"elapsed_s", "iperf3_s", "cc_sender", "cc_receiver", "blksize_bytes", "quiet_busy_pct",
+	"other_cpu_pct", "steal_pct", "ksoftirqd_cpu_s", "iperf3_send_cpu_pct",
+	"iperf3_recv_cpu_pct", "retrans_per_s", "dev_packets_per_s", "cpu_util_each_pct",
+	"throughput_mbps", "throughput_total_mbps", "cpu_send_pct", "cpu_recv_pct",
+	"sd_send_us_per_kb", "sd_recv_us_per_kb", "netrx_softirqs_per_s", "res_ipis_per_s",
+	"cs_per_s", "intr_per_s", "pgalloc_per_s", "pgfree_per_s", "segs_per_s",
+	"frames_per_s", "acks_per_s", "cal_ipis_per_s", "segs_per_frame", "acks_per_frame",
+};
+
+static const char usage_text[] =
+	"usage: " PROG " -o REPS.csv --json IPERF3.json --before DIR --after DIR\n"
+	"       [--rx-before DIR --rx-after DIR] [--dev NAME] --point ID --scenario CFG\n"
+	"       [--overrides 'sec.key=v;...'] [--rep N] [--attempt N] [--quiet-busy PCT]\n"
+	"       [--cc NAME] [--other-max PCT] [--steal-max PCT]\n"
+	"  Appends one repetition row.  --before/--after: snapshots (procstat snap) taken in\n"
+	"  the sender's namespace; --rx-*: --net-only snapshots of the receiver's namespace\n"
+	"  when it is another one (veth); --dev: the sender's device, whose transmitted\n"
+	"  packets become dev_packets_per_s.  --cc: the congestion control asked for; a run\n"
+	"  that used another is refused.  Exit 3 = disturbed (row written, redo it).\n";
+
+struct opts {
+	const char *out, *json, *before, *after, *rx_before, *rx_after, *dev;
+	const char *point, *scenario, *overrides, *cc;
+	long rep, attempt;
+	double quiet_busy, other_max, steal_max;
+};
+
+struct iperf3_result {
+	double recv_bps, secs, host_cpu, remote_cpu;
+	long long streams, blksize;
+	char cc_snd[32], cc_rcv[32];
+};
+
+/* ------------------------------------------------------------ iperf3 */
+
+static json_t *get_path(json_t *root, const char *path)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", path);
+	json_t *j = root;
+	for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && j;
+	     k = strtok_r(NULL, ".", &save))
+		j = json_is_object(j) ? json_object_get(j, k) : NULL;
+	return j;
+}
+
+static int need_number(json_t *root, const char *file, const char *path, double *out,
+		       struct tcpsim_err *err)
+{
+	json_t *j = get_path(root, path);
+	if (!j)
+		return err_set(err, TCPSIM_EUSAGE, "%s: missing field '%s'", file, path);
+	if (!json_is_number(j) || !isfinite(json_number_value(j)) || json_number_value(j) < 0)
+		return err_set(err, TCPSIM_EUSAGE, "%s: field '%s' is not a number >= 0", file, path);
+	*out = json_number_value(j);
+	return TCPSIM_OK;
+}
+
+static void copy_string(json_t *root, const char *path, char *dst, size_t n)
+{
+	json_t *j = get_path(root, path);
+	snprintf(dst, n, "%s", json_is_string(j) ? json_string_value(j) : "");
+}
+
+/* The client's JSON of a forward (client sends) TCP test. */
+static int read_iperf3(const char *path, struct iperf3_result *r, struct tcpsim_err *err)
+{
+	json_error_t jerr;
+	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		if (jerr.line < 1)
+			return err_set(err, TCPSIM_EUSAGE, "%s: %s", path, jerr.text);
+		return err_set(err, TCPSIM_EUSAGE, "%s:%d:%d: invalid JSON: %s", path, jerr.line,
+			       jerr.column, jerr.text);
+	}
+	int rc = TCPSIM_OK;
+	json_t *e = json_is_object(root) ? json_object_get(root, "error") : NULL;
+	json_t *proto = get_path(root, "start.test_start.protocol");
+	json_t *rev = get_path(root, "start.test_start.reverse");
+	json_t *streams = get_path(root, "start.test_start.num_streams");
+	json_t *blk = get_path(root, "start.test_start.blksize");
+	if (!json_is_object(root))
+		rc = err_set(err, TCPSIM_EUSAGE, "%s: not iperf3 JSON (the top level is not an object)",
+			     path);
+	else if (e)
+		rc = err_set(err, TCPSIM_EUSAGE, "%s: iperf3 reported an error: %s", path,
+			     json_is_string(e) ? json_string_value(e) : "(not a string)");
+	else if (!get_path(root, "start.connecting_to"))
+		rc = err_set(err, TCPSIM_EUSAGE,
+			     "%s: not a client's output (no 'start.connecting_to'); give the "
+			     "client's --json",
+			     path);
+	else if (!json_is_string(proto) || strcmp(json_string_value(proto), "TCP") != 0)
+		rc = err_set(err, TCPSIM_EUSAGE, "%s: field 'start.test_start.protocol' is not \"TCP\"",
+			     path);
+	else if (rev && (!json_is_integer(rev) || json_integer_value(rev) != 0))
+		rc = err_set(err, TCPSIM_EUSAGE,
+			     "%s: a reverse (-R) test; live runs have the client send", path);
+	else if (!json_is_integer(streams) || json_integer_value(streams) < 1)
+		rc = err_set(err, TCPSIM_EUSAGE,
+			     "%s: field 'start.test_start.num_streams' is not a positive integer", path);
+	else if (!json_is_integer(blk) || json_integer_value(blk) < 1)
+		rc = err_set(err, TCPSIM_EUSAGE,
+			     "%s: field 'start.test_start.blksize' is not a positive integer", path);
+	if (!rc)
+		rc = need_number(root, path, "end.sum_received.bits_per_second", &r->recv_bps, err);
+	if (!rc)
+		rc = need_number(root, path, "end.sum_received.seconds", &r->secs, err);
+	if (!rc)
+		rc = need_number(root, path, "end.cpu_utilization_percent.host_total", &r->host_cpu,
+				 err);
+	if (!rc)
+		rc = need_number(root, path, "end.cpu_utilization_percent.remote_total",
+				 &r->remote_cpu, err);
+	if (!rc && !(r->secs > 0))
+		rc = err_set(err, TCPSIM_EUSAGE, "%s: field 'end.sum_received.seconds' is 0", path);
+	if (!rc) {
+		r->streams = json_integer_value(streams);
+		r->blksize = json_integer_value(blk);
+		copy_string(root, "end.sender_tcp_congestion", r->cc_snd, sizeof(r->cc_snd));
+		copy_string(root, "end.receiver_tcp_congestion", r->cc_rcv, sizeof(r->cc_rcv));
+	}
+	json_decref(root);
+	return rc;
+}
+
+/* ------------------------------------------------------------ the file */
+
+struct csv_check {
+	const char *path;
+	long fields, rows, want;
+	int bad_row;
+	struct tcpsim_err *err;
+	int header_ok;
+	long line;
+};
+
+static void chk_field(void *s, size_t len, void *data)
+{
+	struct csv_check *c = data;
+	if (c->rows == 0 && c->fields < RC_N &&
+	    (len != strlen(rep_col_name[c->fields]) || memcmp(s, rep_col_name[c->fields], len) != 0))
+		c->header_ok = 0;
+	c->fields++;
+}
+
+static void chk_row(int ch, void *data)
+{
+	struct csv_check *c = data;
+	(void)ch;
+	if (c->fields != c->want && !c->bad_row)
+		c->bad_row = (int)c->rows + 1;
+	c->rows++;
+	c->fields = 0;
+}
+
+/* Check an existing repetitions file: libcsv-strict, our header, RC_N fields a row. */
+static int check_existing(const char *path, const char *text, size_t len, struct tcpsim_err *err)
+{
+	struct csv_parser p;
+	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
+		return err_set(err, TCPSIM_EIO, "cannot initialise libcsv");
+	struct csv_check c = {.path = path, .want = RC_N, .err = err, .header_ok = 1};
+	int rc = TCPSIM_OK;
+	if (csv_parse(&p, text, len, chk_field, chk_row, &c) != len ||
+	    csv_fini(&p, chk_field, chk_row, &c) != 0)
+		rc = err_set(err, TCPSIM_EUSAGE, "%s: malformed CSV: %s", path,
+			     csv_strerror(csv_error(&p)));
+	else if (c.rows == 0)
+		rc = TCPSIM_OK;
+	else if (!c.header_ok)
+		rc = err_set(err, TCPSIM_EUSAGE,
+			     "%s:1: not a repetitions file of this version (header differs); use a "
+			     "new file",
+			     path);
+	else if (c.bad_row)
+		rc = err_set(err, TCPSIM_EUSAGE, "%s: row %d has not %d fields", path, c.bad_row, RC_N);
+	csv_free(&p);
+	return rc;
+}
+
+static void put_field(FILE *f, const char *s, int last)
+{
+	csv_fwrite(f, s, strlen(s));
+	fputc(last ? '\n' : ',', f);
+}
+
+static int append_row(const char *path, char cells[RC_N][512], struct tcpsim_err *err)
+{
+	struct tcpsim_err rerr;
+	err_clear(&rerr);
+	char *old = NULL;
+	if (access(path, F_OK) == 0) {
+		old = procstat_read_file(path, err);
+		if (!old)
+			return err->code;
+		if (check_existing(path, old, strlen(old), err)) {
+			free(old);
+			return err->code;
+		}
+	}
+	char tmp[4096];
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		free(old);
+		return err_set(err, TCPSIM_EIO, "cannot create '%s': %s", tmp, strerror(errno));
+	}
+	if (old && *old) {
+		fputs(old, f);
+		if (old[strlen(old) - 1] != '\n')
+			fputc('\n', f);
+	} else {
+		for (int i = 0; i < RC_N; i++)
+			put_field(f, rep_col_name[i], i == RC_N - 1);
+	}
+	for (int i = 0; i < RC_N; i++)
+		put_field(f, cells[i], i == RC_N - 1);
+	free(old);
+	int bad = ferror(f);
+	bad |= fclose(f) != 0;
+	if (bad || rename(tmp, path) != 0) {
+		unlink(tmp);
+		return err_set(err, TCPSIM_EIO, "cannot write '%s'", path);
+	}
+	return TCPSIM_OK;
+}
+
+/* ---------------------------------------------------------------- main */
+
+static void fmt_num(char *dst, double v)
+{
+	if (isnan(v))
+		dst[0] = '\0';
+	else
+		snprintf(dst, 512, "%.6g", v);
+}
+
+static int make_row(const struct opts *o, struct tcpsim_err *err, int *disturbed)
+{
+	struct iperf3_result ip = {0};
+	struct procstat_sys *a = xmalloc(sizeof(*a)), *b = xmalloc(sizeof(*b));
+	struct procstat_net na, nb, ra, rb;
+	struct procstat_sys_delta d;
+	char(*cell)[512] = xcalloc(RC_N, 512);
+	int rc = read_iperf3(o->json, &ip, err);
+	if (!rc)
+		rc = procstat_load_sys(a, o->before, err);
+	if (!rc)
+		rc = procstat_load_sys(b, o->after, err);
+	if (!rc)
+		rc = procstat_sys_delta(a, b, &d, err);
+	if (!rc)
+		rc = procstat_load_net(&na, o->before, err);
+	if (!rc)
+		rc = procstat_load_net(&nb, o->after, err);
+	int two_ns = o->rx_before != NULL;
+	if (!rc && two_ns)
+		rc = procstat_load_net(&ra, o->rx_before, err);
+	if (!rc && two_ns)
+		rc = procstat_load_net(&rb, o->rx_after, err);
+	if (!rc && o->cc && (strcmp(ip.cc_snd, o->cc) != 0 || strcmp(ip.cc_rcv, o->cc) != 0))
+		rc = err_set(err, TCPSIM_EUSAGE,
+			     "%s: congestion control '%s' was asked for, but the sender used '%s' and "
+			     "the receiver '%s'",
+			     o->json, o->cc, ip.cc_snd[0] ? ip.cc_snd : "(not reported)",
+			     ip.cc_rcv[0] ? ip.cc_rcv : "(not reported)");
+	if (!rc && (d.secs + 0.5 < ip.secs || d.secs > ip.secs + 5))
+		rc = err_set(err, TCPSIM_EUSAGE,
+			     "the snapshots are %.3f s apart but iperf3 ran %.3f s: they do not "
+			     "bracket this run",
+			     d.secs, ip.secs);
+	if (rc)
+		goto out;
+
+	/* namespace counters: the sender's namespace, plus the receiver's if apart */
+	/* counters that went backwards: the snapshots are not of one namespace and one run */
+#define BACK(x, y, f) ((y).f < (x).f)
+	if (BACK(na, nb, ip_out_requests) || BACK(na, nb, tcp_out_segs) ||
+	    BACK(na, nb, tcp_retrans_segs) || BACK(na, nb, tcp_orig_data_sent) ||
+	    (two_ns && (BACK(ra, rb, ip_out_requests) || BACK(ra, rb, tcp_out_segs) ||
+			BACK(ra, rb, tcp_retrans_segs) || BACK(ra, rb, tcp_orig_data_sent)))) {
+		rc = err_set(err, TCPSIM_EUSAGE,
+			     "%s -> %s: the namespace's TCP counters went backwards: the snapshots are "
+			     "not of one namespace and one run",
+			     BACK(na, nb, tcp_out_segs) ? o->before : o->rx_before,
+			     BACK(na, nb, tcp_out_segs) ? o->after : o->rx_after);
+		goto out;
+	}
+#undef BACK
+#define NSD(f) ((double)(nb.f - na.f) + (two_ns ? (double)(rb.f - ra.f) : 0.0))
+	double data_segs = NSD(tcp_orig_data_sent) + NSD(tcp_retrans_segs);
+	double acks = NSD(tcp_out_segs) - data_segs;
+	double frames = NSD(ip_out_requests) - acks;
+	double retrans = NSD(tcp_retrans_segs);
+#undef NSD
+	double dev_pkts = NAN;
+	if (o->dev) {
+		const struct procstat_dev *x = procstat_net_dev(&na, o->dev), *y = procstat_net_dev(&nb, o->dev);
+		if (!x || !y) {
+			rc = err_set(err, TCPSIM_EUSAGE, "%s/dev: no device '%s'", x ? o->after : o->before,
+				     o->dev);
+			goto out;
+		}
+		dev_pkts = (double)(y->tx_packets - x->tx_packets) / d.secs;
+	}
+	double iperf3_cpu_s = (ip.host_cpu + ip.remote_cpu) / 100.0 * ip.secs;
+	double other_s = d.busy_s - iperf3_cpu_s - (isnan(d.ksoftirqd_s) ? 0 : d.ksoftirqd_s);
+	double other_pct = d.cpu_s > 0 ? 100.0 * other_s / d.cpu_s : 0;
+	double steal_pct = d.cpu_s > 0 ? 100.0 * d.steal_s / d.cpu_s : 0;
+	*disturbed = other_pct > o->other_max || steal_pct > o->steal_max;
+
+	double total_mbps = ip.recv_bps / 1e6, bytes_s = ip.recv_bps / 8;
+	double sd = bytes_s > 0 ? d.util_pct / 100 * d.ncpus * 1e6 / (bytes_s / 1024) : NAN;
+
+	snprintf(cell[RC_POINT], 512, "%s", o->point);
+	snprintf(cell[RC_SCENARIO], 512, "%s", o->scenario);
+	snprintf(cell[RC_OVERRIDES], 512, "%s", o->overrides ? o->overrides : "");
+	snprintf(cell[RC_REP], 512, "%ld", o->rep);
+	snprintf(cell[RC_ATTEMPT], 512, "%ld", o->attempt);
+	snprintf(cell[RC_STATUS], 512, "%s", *disturbed ? "disturbed" : "ok");
+	time_t now = time(NULL);
+	struct tm tmv;
+	gmtime_r(&now, &tmv);
+	strftime(cell[RC_STARTED], 512, "%Y-%m-%dT%H:%M:%SZ", &tmv);
+	fmt_num(cell[RC_ELAPSED_S], d.secs);
+	fmt_num(cell[RC_IPERF3_S], ip.secs);
+	snprintf(cell[RC_CC_SENDER], 512, "%s", ip.cc_snd);
+	snprintf(cell[RC_CC_RECEIVER], 512, "%s", ip.cc_rcv);
+	snprintf(cell[RC_BLKSIZE], 512, "%lld", ip.blksize);
+	fmt_num(cell[RC_QUIET_BUSY], o->quiet_busy);
+	fmt_num(cell[RC_OTHER_CPU], other_pct);
+	fmt_num(cell[RC_STEAL], steal_pct);
+	fmt_num(cell[RC_KSOFTIRQD_S], d.ksoftirqd_s);
+	fmt_num(cell[RC_IPERF3_SEND_CPU], ip.host_cpu);
+	fmt_num(cell[RC_IPERF3_RECV_CPU], ip.remote_cpu);
+	fmt_num(cell[RC_RETRANS], retrans / d.secs);
+	fmt_num(cell[RC_DEV_PACKETS], dev_pkts);
+	for (int c = 0; c < d.ncpus; c++) {
+		size_t l = strlen(cell[RC_CPU_UTIL_EACH]);
+		snprintf(cell[RC_CPU_UTIL_EACH] + l, 512 - l, "%s%.4g", c ? ";" : "", d.cpu_util_pct[c]);
+	}
+	fmt_num(cell[RC_THROUGHPUT], total_mbps / (double)ip.streams);
+	fmt_num(cell[RC_THROUGHPUT_TOTAL], total_mbps);
+	fmt_num(cell[RC_CPU_SEND], d.util_pct);
+	fmt_num(cell[RC_CPU_RECV], d.util_pct);
+	fmt_num(cell[RC_SD_SEND], sd);
+	fmt_num(cell[RC_SD_RECV], sd);
+	fmt_num(cell[RC_NETRX], d.netrx_per_s);
+	fmt_num(cell[RC_RES], d.res_per_s);
+	fmt_num(cell[RC_CS], d.cs_per_s);
+	fmt_num(cell[RC_INTR], d.intr_per_s);
+	fmt_num(cell[RC_PGALLOC], d.pgalloc_per_s);
+	fmt_num(cell[RC_PGFREE], d.pgfree_per_s);
+	fmt_num(cell[RC_SEGS], data_segs / d.secs);
+	fmt_num(cell[RC_FRAMES], frames / d.secs);
+	fmt_num(cell[RC_ACKS], acks / d.secs);
+	fmt_num(cell[RC_CAL], d.cal_per_s);
+	fmt_num(cell[RC_SEGS_PER_FRAME], frames > 0 ? data_segs / frames : NAN);
+	fmt_num(cell[RC_ACKS_PER_FRAME], frames > 0 ? acks / frames : NAN);
+	if (acks < 0 || frames <= 0) {
+		rc = err_set(err, TCPSIM_EUSAGE,
+			     "%s: the namespace counters do not add up (ACKs %.0f, frames %.0f): were "
+			     "the snapshots taken in the test's namespaces?",
+			     o->before, acks, frames);
+		goto out;
+	}
+	rc = append_row(o->out, cell, err);
+	if (!rc)
+		printf("%s other_cpu=%.1f%% steal=%.1f%% throughput=%.0f Mbit/s util=%.1f%%\n",
+		       *disturbed ? "disturbed" : "ok", other_pct, steal_pct, total_mbps, d.util_pct);
+out:
+	free(a);
+	free(b);
+	free(cell);
+	return rc;
+}
+
+static int usage(const char *msg)
+{
+	if (msg)
+		fprintf(stderr, PROG ": %s\n", msg);
+	fputs(usage_text, stderr);
+	return 2;
+}
+
+static int parse_num(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	*out = strtod(s, &end);
+	return end != s && !*end && errno == 0 && isfinite(*out) && *out >= 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{"output", required_argument, NULL, 'o'}, {"json", required_argument, NULL, 'j'},
+		{"before", required_argument, NULL, 'b'}, {"after", required_argument, NULL, 'a'},
+		{"rx-before", required_argument, NULL, 'B'}, {"rx-after", required_argument, NULL, 'A'},
+		{"dev", required_argument, NULL, 'd'}, {"point", required_argument, NULL, 'p'},
+		{"scenario", required_argument, NULL, 's'}, {"overrides", required_argument, NULL, 'v'},
+		{"rep", required_argument, NULL, 'r'}, {"attempt", required_argument, NULL, 't'},
+		{"quiet-busy", required_argument, NULL, 'q'}, {"cc", required_argument, NULL, 'c'},
+		{"other-max", required_argument, NULL, 'O'}, {"steal-max", required_argument, NULL, 'S'},
+		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
+	struct opts o = {.rep = 1, .attempt = 1, .quiet_busy = NAN, .other_max = 5, .steal_max = 2};
+	int c;
+	double x;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': o.out = optarg; break;
+		case 'j': o.json = optarg; break;
+		case 'b': o.before = optarg; break;
+		case 'a': o.after = optarg; break;
+		case 'B': o.rx_before = optarg; break;
+		case 'A': o.rx_after = optarg; break;
+		case 'd': o.dev = optarg; break;
+		case 'p': o.point = optarg; break;
+		case 's': o.scenario = optarg; break;
+		case 'v': o.overrides = optarg; break;
+		case 'c': o.cc = optarg; break;
+		case 'r':
+		case 't':
+			if (!parse_num(optarg, &x) || x < 1 || x != floor(x))
+				return usage(c == 'r' ? "--rep takes a positive integer"
+						      : "--attempt takes a positive integer");
+			*(c == 'r' ? &o.rep : &o.attempt) = (long)x;
+			break;
+		case 'q':
+		case 'O':
+		case 'S':
+			if (!parse_num(optarg, &x) || x > 100)
+				return usage("--quiet-busy, --other-max and --steal-max take a percentage");
+			*(c == 'q' ? &o.quiet_busy : c == 'O' ? &o.other_max : &o.steal_max) = x;
+			break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: {
+			char m[128];
+			snprintf(m, sizeof(m), "unknown or incomplete option '%s'", argv[optind - 1]);
+			return usage(m);
+		}
+		}
+	}
+	if (optind != argc)
+		return usage("unexpected argument");
+	if (!o.out || !o.json || !o.before || !o.after || !o.point || !o.scenario)
+		return usage("-o, --json, --before, --after, --point and --scenario are required");
+	if (!o.rx_before != !o.rx_after)
+		return usage("--rx-before and --rx-after go together");
+	struct tcpsim_err err;
+	err_clear(&err);
+	int disturbed = 0;
+	int rc = make_row(&o, &err, &disturbed);
+	if (rc) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return rc == TCPSIM_EUSAGE ? 2 : 1;
+	}
+	return disturbed ? 3 : 0;
+}
