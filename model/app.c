@@ -66,8 +66,154 @@ static enum app_result stream_step(struct sim *sim, struct cpu *c, struct task *
 	return sender_step(sim, c, t, false);
 }
 
+/*
+ * FreeBSD's sendfile(2), sys/kern/uipc_syscalls.c, before and after the
+ * 2006 rewrite that the report measures ("Much improved sendfile(2) kernel
+ * implementation").  Both do the same work per page of the file
+ * (vm_page_lookup/grab and wire, sf_buf_alloc, an mbuf with the page as
+ * external storage; cost.sendfile_page).  They differ in when they hand
+ * data to TCP and when they sleep:
+ *
+ *  freebsd-old (do_sendfile, FreeBSD 6): one page at a time.  While
+ *    sbspace < sb_lowat -- MCLBYTES, 2048, the default soreserve() sets --
+ *    sbwait(); then pru_send (tcp_usr_send: sbappendstream + tcp_output)
+ *    for that one page.  So tcp_output runs once per page and, with TSO,
+ *    sends frames of the 2-3 whole MSS a page completes.
+ *  freebsd-new (kern_sendfile after the rewrite): sb_lowat is raised to
+ *    sb_hiwat / 2, and the sender sleeps until that much space is free
+ *    (or the rest of the file fits); an inner loop then turns as many pages
+ *    as the free space holds into one mbuf chain, and one pru_send hands
+ *    the chain to the socket: one tcp_output, 64 KB TSO frames.
+ *
+ * The socket buffer is FreeBSD's: sb_hiwat is SO_SNDBUF as given (not
+ * doubled as Linux does; net.inet.tcp.sendspace = 32768 when not set) and
+ * space is counted in data bytes.  tcp_input's sowwakeup() wakes the
+ * sleeping writer on every ACK that frees data (netdev.c); the writer
+ * re-checks its low water mark and may sleep again.  The kernel's
+ * tcp_output is tcp_push_whole_mss() (tcp.c).
+ */
+#define BSD_MCLBYTES 2048u          /* sys/param.h; default sb_lowat of a send buffer */
+#define BSD_TCP_SENDSPACE 32768     /* net.inet.tcp.sendspace default */
+
+static int64_t bsd_hiwat(const struct sim *sim)
+{
+	return sim->sc->sndbuf_bytes > 0 ? sim->sc->sndbuf_bytes : BSD_TCP_SENDSPACE;
+}
+
+/* sbspace(&so->so_snd): sb_hiwat - sb_cc, sb_cc = unacknowledged + unsent */
+static int64_t bsd_sbspace(const struct sim *sim, const struct tcp_conn *tc)
+{
+	return bsd_hiwat(sim) - (int64_t)(tc->write_seq - tc->snd_una);
+}
+
+static enum app_result bsd_sbwait(struct sim *sim, struct cpu *c, struct task *t)
+{
+	t->conn->sender_waiting = true;
+	sched_block(sim, c, t);
+	return APP_BLOCK;
+}
+
+static void bsd_call_begin(struct sim *sim, struct cpu *c, struct task *t)
+{
+	cpu_charge(sim, c, COST_SYSCALL, c->host->cfg->cost_cycles[COST_SYSCALL]);
+	t->in_call = true;
+	t->call_left = sim->sc->send_size;
+	t->chunk_left = t->chunk_ready = 0;
+	t->calls++;
+}
+
+/* Bytes of the file from the current offset to the end of its page. */
+static uint32_t bsd_page_bytes(const struct task *t, int64_t limit)
+{
+	int64_t n = PAGE_BYTES - (uint32_t)(t->file_off % PAGE_BYTES);
+	return (uint32_t)(n < limit ? n : limit);
+}
+
+/* sbappendstream: n bytes onto the send queue; returns what went in (less
+ * only if the model's own skb accounting is full, see tcp_send_append). */
+static uint32_t bsd_append(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint32_t n)
+{
+	uint32_t done = 0;
+	while (done < n) {
+		uint32_t k = tcp_send_append(sim, c, tc, n - done, true);
+		if (k == 0)
+			break;
+		done += k;
+	}
+	return done;
+}
+
+static enum app_result bsd_old_step(struct sim *sim, struct cpu *c, struct task *t)
+{
+	struct tcp_conn *tc = t->conn;
+	uint32_t n, k;
+
+	if (!t->in_call)
+		bsd_call_begin(sim, c, t);
+	if (bsd_sbspace(sim, tc) < (int64_t)BSD_MCLBYTES)
+		return bsd_sbwait(sim, c, t);
+	n = bsd_page_bytes(t, t->call_left);
+	cpu_charge(sim, c, COST_SENDFILE_PAGE, c->host->cfg->cost_cycles[COST_SENDFILE_PAGE]);
+	k = bsd_append(sim, c, tc, n);
+	t->file_off += k;
+	t->call_left -= k;
+	tcp_push_whole_mss(sim, c, tc); /* pru_send -> tcp_output, every page */
+	if (k < n)
+		return bsd_sbwait(sim, c, t);
+	if (t->call_left == 0)
+		t->in_call = false;
+	return APP_RAN;
+}
+
+static enum app_result bsd_new_step(struct sim *sim, struct cpu *c, struct task *t)
+{
+	struct tcp_conn *tc = t->conn;
+	uint32_t n, k;
+
+	if (!t->in_call)
+		bsd_call_begin(sim, c, t);
+	if (t->chunk_left == 0 && t->chunk_ready == 0) {
+		/* outer loop: wait for half the buffer, unless the rest fits */
+		int64_t space = bsd_sbspace(sim, tc);
+		if (space < t->call_left && (space <= 0 || space < bsd_hiwat(sim) / 2))
+			return bsd_sbwait(sim, c, t);
+		t->chunk_left = space < t->call_left ? space : t->call_left;
+	}
+	if (t->chunk_left > 0) {
+		/* inner loop: one more page onto the private mbuf chain */
+		n = bsd_page_bytes(t, t->chunk_left);
+		cpu_charge(sim, c, COST_SENDFILE_PAGE, c->host->cfg->cost_cycles[COST_SENDFILE_PAGE]);
+		t->file_off += n;
+		t->chunk_left -= n;
+		t->chunk_ready += n;
+		return APP_RAN;
+	}
+	/* pru_send of the chain: sbappendstream, then tcp_output sends it as
+	 * frames of the size goal (one skb's worth per step) */
+	n = t->chunk_ready > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)t->chunk_ready;
+	k = tcp_send_append(sim, c, tc, n, true);
+	if (k == 0)
+		return bsd_sbwait(sim, c, t);
+	t->chunk_ready -= k;
+	t->call_left -= k;
+	if (t->chunk_ready == 0) {
+		tcp_push_whole_mss(sim, c, tc);
+		if (t->call_left == 0)
+			t->in_call = false;
+	}
+	return APP_RAN;
+}
+
 static enum app_result sendfile_step(struct sim *sim, struct cpu *c, struct task *t)
 {
+	switch (sim->sc->sendfile) {
+	case SENDFILE_FREEBSD_OLD:
+		return bsd_old_step(sim, c, t);
+	case SENDFILE_FREEBSD_NEW:
+		return bsd_new_step(sim, c, t);
+	case SENDFILE_LINUX:
+		break;
+	}
 	return sender_step(sim, c, t, true);
 }
 

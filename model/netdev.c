@@ -8,10 +8,15 @@
  * frame crosses as one skb whatever its number of segments (NETIF_F_GSO on
  * lo; no segmentation, no checksum).  GRO is not used: netif_rx does not
  * go through napi_gro_receive.
+ *
+ * The NIC path (link.type = nic) is netdev_nic.c; both paths hand received
+ * skbs to netdev_rx().
  */
 #include "netdev.h"
 
 #include "cpu.h"
+#include "netdev_nic.h"
+#include "sched.h"
 #include "skb.h"
 #include "tcp.h"
 #include "util.h"
@@ -56,7 +61,7 @@ const struct netdev_ops *netdev_for(const struct scenario *sc)
 	case LINK_LOOPBACK:
 		return &netdev_loopback;
 	case LINK_NIC:
-		return NULL; /* not built yet: tcpsim_run reports it */
+		return &netdev_nic;
 	}
 	return NULL;
 }
@@ -64,9 +69,23 @@ const struct netdev_ops *netdev_for(const struct scenario *sc)
 void netdev_rx(struct sim *sim, struct cpu *c, struct skb *skb)
 {
 	const double *cost = c->host->cfg->cost_cycles;
-	if (skb->kind == SKB_DATA)
+	struct tcp_conn *tc = skb->conn;
+	uint64_t una = tc->snd_una;
+	bool ack = skb->kind == SKB_ACK;
+
+	if (!ack)
 		cpu_charge(sim, c, COST_RX_FRAME, cost[COST_RX_FRAME]);
 	else
 		cpu_charge(sim, c, COST_ACK_RX, cost[COST_ACK_RX]);
-	tcp_rcv(sim, c, skb);
+	tcp_rcv(sim, c, skb); /* frees an ACK skb */
+	/* FreeBSD's tcp_input calls sowwakeup() whenever an ACK drops data from
+	 * the send buffer (tcp_input.c, FreeBSD 6/7), which wakes a writer in
+	 * sbwait() whatever space it waits for; the writer re-checks its low
+	 * water mark itself (app.c).  Linux wakes it only once a third of the
+	 * buffer is free (sk_stream_write_space, in tcp.c). */
+	if (ack && sim->sc->sendfile != SENDFILE_LINUX && sim->sc->test == APP_TCP_SENDFILE &&
+	    tc->snd_una > una && tc->sender_waiting) {
+		tc->sender_waiting = false;
+		sched_wakeup(sim, c, tc->sender, false);
+	}
 }

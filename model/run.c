@@ -297,7 +297,20 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 			else
 				rcv_sleep += f / sc->instances;
 		}
-		if (best >= 95.0) {
+		/* NIC: the data direction's wire, as line time used (frames plus
+		 * preamble, header, FCS and gap) over the measured interval */
+		double wire_pct = 0;
+		if (sc->link_type == LINK_NIC)
+			wire_pct = 100.0 * (double)(sim->cnt.wire_busy_ns[0] - ms->mark.wire_busy_ns[0]) / (secs * 1e9);
+		if (wire_pct >= 95.0) {
+			snprintf(out->bottleneck_text, sizeof(out->bottleneck_text),
+				 "wire: host 0 -> host 1 busy %.1f%% of %.4g Gbit/s (busiest CPU %.1f%%)", wire_pct,
+				 sc->rate_bps / 1e9, best);
+			out->bottleneck = BOTTLENECK_WIRE;
+			out->bottleneck_host = 0;
+			out->bottleneck_cpu = -1;
+			out->bottleneck_util_pct = wire_pct;
+		} else if (best >= 95.0) {
 			const struct host *bh = &sim->hosts[out->bottleneck_host];
 			if (host_util[out->bottleneck_host] >= 95.0 && bh->ncpus > 1)
 				snprintf(out->bottleneck_text, sizeof(out->bottleneck_text),
