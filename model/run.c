@@ -276,6 +276,9 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 		out->mss_bytes = tc->mss_bytes;
 		out->size_goal_bytes = tc->size_goal_bytes;
 		out->sndbuf_bytes = tc->sndbuf;
+		/* FreeBSD's send buffer is SO_SNDBUF as given, in data bytes (app.c) */
+		if (sc->test == APP_TCP_SENDFILE && sc->sendfile != SENDFILE_LINUX)
+			out->sndbuf_bytes = sc->sndbuf_bytes > 0 ? sc->sndbuf_bytes : 32768;
 		out->rcvbuf_bytes = tc->rcvbuf;
 	}
 
