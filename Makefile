@@ -3,6 +3,7 @@
 #   make run        install missing Debian packages, build, run the main job
 #   make check      install missing packages, build the tests under ASan+UBSan, run them
 #   make bench      engine and model throughput, printed
+#   make validate   calibrate and validate against the recorded reports
 #   make clean
 #
 # Objects live under build/<mode>/ so the optimised and the sanitizer builds
@@ -49,6 +50,13 @@ bench: deps
 	@$(MAKE) --no-print-directory all $(REL)/tests/bench_engine
 	@if [ -f tests/bench.sh ]; then sh tests/bench.sh $(REL); else $(REL)/tests/bench_engine; fi
 	@sh tests/bench-sweep.sh ./tcpsim
+
+# Calibrate against both recorded reports and validate held out:
+# validation/results/*.txt, scenarios/profiles/*-fitted.cfg and the README's
+# tables (tools/validate.sh says what runs).
+validate: deps
+	@$(MAKE) --no-print-directory all
+	@sh tools/validate.sh ./tcpsim
 
 # The README's figure: loopback throughput against MTU, TSO on and off
 # (GSO off, or GSO would hand 64 KB frames to the backlog either way).

@@ -30,6 +30,7 @@ struct calib_cli {
 	double miss_pct;             /* validate: flag rows with |error| above this */
 	double step;
 	int max_iter;
+	int starts;
 	int jobs;
 	bool keep_jitter;
 	bool verbose;

@@ -88,6 +88,7 @@ int calibcli_parse(int argc, char **argv, struct calib_cli *o)
 	o->files = xcalloc((size_t)argc + 1, sizeof(char *));
 	o->step = CALIB_DEFAULT_STEP;
 	o->max_iter = CALIB_DEFAULT_MAX_ITER;
+	o->starts = 1;
 	o->miss_pct = 25;
 	{
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -140,6 +141,12 @@ int calibcli_parse(int argc, char **argv, struct calib_cli *o)
 		if ((r = option_value(argc, argv, &i, NULL, "--step", &val)) != 0) {
 			if (r < 0 || parse_num(o->cmd, "--step", val, 1e-4, 0.5, &o->step))
 				return r < 0 ? usage_error(o->cmd, "option '%s' needs an argument", a) : 2;
+			continue;
+		}
+		if ((r = option_value(argc, argv, &i, NULL, "--starts", &val)) != 0) {
+			if (r < 0 || parse_num(o->cmd, "--starts", val, 1, 100000, &d))
+				return r < 0 ? usage_error(o->cmd, "option '%s' needs an argument", a) : 2;
+			o->starts = (int)d;
 			continue;
 		}
 		if ((r = option_value(argc, argv, &i, NULL, "--max-iter", &val)) != 0) {
@@ -213,12 +220,13 @@ int calibcli_load(const struct calib_cli *o, struct run_set *rs, struct calib_ru
 	calib_setup_init(cs);
 	cs->rel_step = o->step;
 	cs->max_iter = o->max_iter;
+	cs->starts = o->starts;
 	cs->jobs = o->jobs;
 	cs->keep_jitter = o->keep_jitter;
 	cs->progress = o->verbose ? stderr : NULL;
 	if (o->weight && (rc = calib_parse_weights(cs, o->weight, err)) != TCPSIM_OK)
 		return rc;
-	if (o->fit && (rc = calib_parse_fit(cs, o->fit, &cr->base[0], err)) != TCPSIM_OK)
+	if (o->fit && (rc = calib_parse_fit(cs, o->fit, cr, err)) != TCPSIM_OK)
 		return rc;
 	return TCPSIM_OK;
 }
@@ -249,9 +257,18 @@ void calibcli_print_fit(FILE *f, const struct calib_setup *cs, const struct cali
 		else
 			snprintf(ci, sizeof(ci), "%s", !res->identifiable[j] ? "not identifiable"
 						       : res->dof < 1 ? "none (no degree of freedom)" : "none");
-		fprintf(f, "%s%-22s %12.6g %12.6g  %-29s %.4g:%.4g%s\n", indent, p->key, p->start, res->value[j], ci,
-			p->lo, p->hi, res->at_bound[j] ? "  <-- AT BOUND" : "");
+		fprintf(f, "%s%-22s %12.6g %12.6g  %-29s %.4g:%.4g%s\n", indent, p->key, res->start_used[j],
+			res->value[j], ci, p->lo, p->hi, res->at_bound[j] ? "  <-- AT BOUND" : "");
+		if (p->scope_key[0])
+			fprintf(f, "%s  (set only in the runs with %s = %s)\n", indent, p->scope_key, p->scope_vals);
+		if (p->start_varies)
+			fprintf(f, "%s  (its runs start from different values; the fit sets one value in all of them)\n",
+				indent);
 	}
+	if (isfinite(res->rcond) && res->rcond < 1e-4)
+		fprintf(f, "%s!!! WARNING: the Jacobian is nearly singular (1/cond %.2g): some parameters trade off\n"
+			   "%s    against each other in these runs, so their values and intervals are poorly determined.\n",
+			indent, res->rcond, indent);
 	for (int j = 0; j < cs->n_par; j++) {
 		const struct calib_param *p = &cs->par[j];
 		if (res->at_bound[j])
@@ -329,6 +346,8 @@ static void calibrate_usage(FILE *f)
 	      "  -j N               simulator threads (default: every online CPU)\n"
 	      "  --step F           finite-difference step, relative (default 0.05)\n"
 	      "  --max-iter N       solver iterations before giving up (default 60)\n"
+	      "  --starts N         scan N starts (the profile's and N-1 log-uniform quasi-random\n"
+	      "                     points within the bounds) and solve from the best (default 1)\n"
 	      "  --keep-jitter      keep the scenarios' run.cost_jitter (default: 0 while fitting)\n"
 	      "  -v                 one line per iteration on stderr\n"
 	      "Exit status: 0 fitted (warnings about bounds are printed), 1 the fit did not converge\n"
@@ -363,9 +382,12 @@ static void print_header(FILE *f, const struct calib_cli *o, const struct run_se
 	fprintf(f, "%d residuals (run x metric with a measured value and weight > 0), %d degree%s of freedom\n",
 		res->n_resid, res->dof, res->dof == 1 ? "" : "s");
 	calibcli_print_method(f, cs);
-	fprintf(f, "%s after %d iteration%s, %d simulator runs, %.1f s: %s\n",
+	fprintf(f, "%s after %d iteration%s, %d simulator runs: %s\n",
 		res->converged ? "Converged" : "DID NOT CONVERGE", res->iterations, res->iterations == 1 ? "" : "s",
-		res->evaluations, res->elapsed_s, res->stop_reason);
+		res->evaluations, res->stop_reason);
+	if (res->starts_tried > 1)
+		fprintf(f, "Scanned %d starts: chisq %.6g at the profile's values, %.6g at the best start (solved from there)\n",
+			res->starts_tried, res->chisq_start, res->chisq0);
 	fprintf(f, "chisq (sum of squared weighted relative errors) %.6g at the start, %.6g fitted",
 		res->chisq0, res->chisq);
 	if (res->dof > 0)
@@ -394,6 +416,8 @@ static char *profile_header(const struct calib_cli *o, const struct run_set *rs,
 		fprintf(f, " --profile %s", o->profile);
 	if (o->keep_jitter)
 		fputs(" --keep-jitter", f);
+	if (o->starts > 1)
+		fprintf(f, " --starts %d", o->starts);
 	fprintf(f, "`.\nRuns:");
 	for (int i = 0; i < rs->n; i++)
 		fprintf(f, " %s", rs->runs[i].id);
@@ -432,6 +456,8 @@ int cmd_calibrate(int argc, char **argv)
 		goto done;
 	}
 	fit_rc = calib_fit(&cs, &cr, NULL, &res, &err);
+	if (o.verbose)   /* wall time only here: the report itself is deterministic */
+		fprintf(stderr, "calibrate: %d simulator runs in %.1f s\n", res.evaluations, res.elapsed_s);
 	if (fit_rc != TCPSIM_OK && fit_rc != TCPSIM_EFIT) {
 		calibcli_print_err(&err);
 		rc = calibcli_status(fit_rc);

@@ -33,6 +33,7 @@ static void validate_usage(FILE *f)
 	      "                       [--holdout none|loo] [--train-where KEY=V1,V2,...]\n"
 	      "                       [--weight METRIC=W,...] [--targets T.csv] [--miss PCT]\n"
 	      "                       [--format table|csv] [--title TEXT] [-o OUT] [-j N] [--keep-jitter]\n"
+	      "                       [--starts N] [--step F] [--max-iter N]\n"
 	      "  Predicts each recorded run and prints, per run and measured metric: measured,\n"
 	      "  predicted, error % and whether the run was held out of the fit that predicted it;\n"
 	      "  then median and max |error| per metric.\n"
@@ -117,12 +118,20 @@ static void print_fits(FILE *f, const struct run_set *rs, const struct calib_set
 {
 	if (v->n_folds == 0)
 		return;
-	fprintf(f, "\nFits (weights:");
-	int shown = 0;
-	for (int m = 0; m < METRIC_N; m++)
-		if (cs->weight[m] != 1.0 && shown++ < 30)
-			fprintf(f, " %s=%g", metric_table[m].name, cs->weight[m]);
-	fprintf(f, "%s)\n", shown ? "; others 1" : " 1 for every measured metric");
+	int nz = 0, ones = 0;
+	for (int m = 0; m < METRIC_N; m++) {
+		nz += cs->weight[m] > 0;
+		ones += cs->weight[m] == 1.0;
+	}
+	if (ones == METRIC_N) {
+		fputs("\nFits (weight 1 for every measured metric)\n", f);
+	} else {
+		fputs("\nFits (weights:", f);
+		for (int m = 0; m < METRIC_N; m++)
+			if (cs->weight[m] > 0)
+				fprintf(f, " %s=%g", metric_table[m].name, cs->weight[m]);
+		fprintf(f, "%s)\n", nz < METRIC_N ? "; every other metric 0" : "");
+	}
 	for (int k = 0; k < v->n_folds; k++) {
 		const struct calib_result *r = &v->folds[k];
 		int ntr = 0;
@@ -140,6 +149,9 @@ static void print_fits(FILE *f, const struct run_set *rs, const struct calib_set
 		fprintf(f, " (%d run%s, %d residuals): %s after %d iterations, chisq %.4g -> %.4g; %s\n", ntr,
 			ntr == 1 ? "" : "s", r->n_resid, r->converged ? "converged" : "NOT CONVERGED", r->iterations,
 			r->chisq0, r->chisq, r->stop_reason);
+		if (r->starts_tried > 1)
+			fprintf(f, "    (best of %d scanned starts; chisq %.4g at the profile's values)\n", r->starts_tried,
+				r->chisq_start);
 		calibcli_print_fit(f, cs, r, "    ");
 	}
 }
@@ -176,6 +188,31 @@ static void print_summary(FILE *f, const struct run_set *rs, const struct row *r
 			worst >= 0 ? rs->runs[worst].id : "");
 	}
 	free(e);
+}
+
+/* Words of text, the first line already indented by `first` columns, the
+ * others by `indent`, lines at most WRAP_COLS wide. */
+#define WRAP_COLS 100
+static void print_wrapped(FILE *f, const char *text, int first, int indent)
+{
+	int col = first;
+	const char *p = text;
+	while (*p) {
+		size_t w = strcspn(p, " ");
+		if (col > indent && col + 1 + (int)w > WRAP_COLS) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, w, f);
+		col += (int)w;
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	fputc('\n', f);
 }
 
 static void render_table(FILE *f, const struct calib_cli *o, const struct run_set *rs, const struct calib_setup *cs,
@@ -237,9 +274,14 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 		fprintf(f, "\nChecks (%s)\n", ts->file);
 		for (int k = 0; k < ts->n; k++) {
 			met += oc[k].met;
-			fprintf(f, "  [%s] %s\n", oc[k].met ? "met   " : "MISSED", oc[k].text);
-			if (!oc[k].met && ts->t[k].lacks[0])
-				fprintf(f, "           the model lacks: %s\n", ts->t[k].lacks);
+			fprintf(f, "  [%s] ", oc[k].met ? "met   " : "MISSED");
+			print_wrapped(f, oc[k].text, 11, 11);
+			if (!oc[k].met && ts->t[k].lacks[0]) {
+				char buf[1200];
+				snprintf(buf, sizeof(buf), "the model lacks (as far as we can tell): %s", ts->t[k].lacks);
+				fputs("           ", f);
+				print_wrapped(f, buf, 11, 11);
+			}
 		}
 		fprintf(f, "%d of %d checks met.\n", met, ts->n);
 	}

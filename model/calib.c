@@ -12,10 +12,13 @@
  * Convergence: GSL's own test (small step or small gradient), or an
  * accepted step that changes no parameter by more than 1e-4 relative, or
  * one that lowers chisq by less than 1e-8 relative, or -- after at least
- * one accepted step -- no trial step lowering chisq at all (GSL_ENOPROG:
- * the piecewise simulator has no finer slope to follow).  ENOPROG on the
- * very first step, or max_iter steps without any of these, is a fit that
- * did not converge (TCPSIM_EFIT).
+ * one accepted step -- two calls in a row in which no trial step lowers
+ * chisq (GSL_ENOPROG; GSL resets the damping after the first, as its own
+ * driver expects: the piecewise simulator has no finer slope to follow).
+ * ENOPROG on the very first step is, as in GSL's driver, a fit that did not
+ * converge -- unless the start is the best of a scan of starts, which is
+ * then the answer at the simulator's resolution.  max_iter steps without
+ * any of these is a fit that did not converge (TCPSIM_EFIT).
  */
 #include "calib.h"
 
@@ -62,6 +65,7 @@ void calib_setup_init(struct calib_setup *cs)
 		cs->weight[m] = 1.0;
 	cs->rel_step = CALIB_DEFAULT_STEP;
 	cs->max_iter = CALIB_DEFAULT_MAX_ITER;
+	cs->starts = 1;
 	cs->jobs = 1;
 	cs->run = tcpsim_run;
 }
@@ -97,14 +101,68 @@ static int parse_double(const char *s, double *v)
 	return 0;
 }
 
-static int parse_one_param(struct calib_setup *cs, char *item, const struct scenario *start_from,
+int calib_param_applies(const struct calib_param *p, const struct scenario *sc)
+{
+	char val[256];
+	const char *v = p->scope_vals;
+
+	if (!p->scope_key[0])
+		return 1;
+	if (config_get(sc, p->scope_key, val, sizeof(val)) != 0)
+		return 0;
+	while (*v) {
+		size_t n = strcspn(v, "|");
+		if (n == strlen(val) && strncmp(v, val, n) == 0)
+			return 1;
+		v += n + (v[n] == '|');
+	}
+	return 0;
+}
+
+/* "SKEY=V1|V2" into p->scope_*, values canonical through config_set/config_get on *ref. */
+static int parse_scope(struct calib_param *p, const char *item, char *scope, const struct scenario *ref,
+		       struct tcpsim_err *err)
+{
+	char *eq = strchr(scope, '='), *save = NULL;
+	size_t used = 0;
+
+	if (!eq || eq == scope || !eq[1])
+		return err_set(err, TCPSIM_EUSAGE, "--fit %s@%s: a scope is @KEY=V1|V2", item, scope);
+	*eq = '\0';
+	if (!config_key_exists(scope))
+		return err_set(err, TCPSIM_EUSAGE, "--fit %s@%s: unknown key '%s'", item, scope, scope);
+	if (strlen(scope) >= sizeof(p->scope_key))
+		return err_set(err, TCPSIM_EUSAGE, "--fit %s: scope key too long", item);
+	snprintf(p->scope_key, sizeof(p->scope_key), "%s", scope);
+	for (char *v = strtok_r(eq + 1, "|", &save); v; v = strtok_r(NULL, "|", &save)) {
+		struct scenario tmp = *ref;
+		struct tcpsim_err e = {0};
+		char where[256], canon[128];
+		snprintf(where, sizeof(where), "--fit %s@%s", item, scope);
+		if (config_set(&tmp, scope, v, where, &e) != TCPSIM_OK)
+			return err_set(err, TCPSIM_EUSAGE, "%s", e.msg);
+		if (config_get(&tmp, scope, canon, sizeof(canon)) != 0 ||
+		    used + strlen(canon) + 2 > sizeof(p->scope_vals))
+			return err_set(err, TCPSIM_EUSAGE, "%s: scope values too long", where);
+		used += (size_t)snprintf(p->scope_vals + used, sizeof(p->scope_vals) - used, "%s%s",
+					 used ? "|" : "", canon);
+	}
+	return TCPSIM_OK;
+}
+
+static int parse_one_param(struct calib_setup *cs, char *item, const struct calib_runs *cr,
 			   struct tcpsim_err *err)
 {
 	struct calib_param *p;
-	char *range = strchr(item, '=');
+	char *scope = strchr(item, '@');
+	char *range;
 	char text[64];
+	const struct scenario *start_from = NULL;
 	int host, c;
 
+	if (scope)
+		*scope++ = '\0';
+	range = strchr(item, '=');
 	if (range)
 		*range++ = '\0';
 	if (!*item)
@@ -124,9 +182,27 @@ static int parse_one_param(struct calib_setup *cs, char *item, const struct scen
 	if (cs->n_par == CALIB_MAX_PARAMS)
 		return err_set(err, TCPSIM_EUSAGE, "--fit: at most %d parameters", CALIB_MAX_PARAMS);
 	p = &cs->par[cs->n_par];
+	memset(p, 0, sizeof(*p));
 	snprintf(p->key, sizeof(p->key), "%s", item);
-	if (config_get(start_from, item, text, sizeof(text)) != 0 || parse_double(text, &p->start) != 0)
-		return err_set(err, TCPSIM_EUSAGE, "--fit %s: cannot read its start value", item);
+	if (scope && parse_scope(p, item, scope, &cr->base[0], err) != TCPSIM_OK)
+		return err->code;
+	for (int i = 0; i < cr->rs->n; i++) {
+		double v;
+		if (!calib_param_applies(p, &cr->base[i]))
+			continue;
+		if (config_get(&cr->base[i], item, text, sizeof(text)) != 0 || parse_double(text, &v) != 0)
+			return err_set(err, TCPSIM_EUSAGE, "--fit %s: cannot read its value in run '%s'", item,
+				       cr->rs->runs[i].id);
+		if (!start_from) {
+			start_from = &cr->base[i];
+			p->start = v;
+		} else if (v != p->start) {
+			p->start_varies = true;
+		}
+	}
+	if (!start_from)
+		return err_set(err, TCPSIM_EUSAGE, "--fit %s@%s: no run has %s in {%s}", item, scope ? scope : "",
+			       p->scope_key, p->scope_vals);
 	if (!(p->start > 0))
 		return err_set(err, TCPSIM_EUSAGE,
 			       "--fit %s: start value is %g; a fitted cost must start above 0 (set it in the profile)",
@@ -161,7 +237,7 @@ static int parse_one_param(struct calib_setup *cs, char *item, const struct scen
 	return TCPSIM_OK;
 }
 
-int calib_parse_fit(struct calib_setup *cs, const char *list, const struct scenario *start_from,
+int calib_parse_fit(struct calib_setup *cs, const char *list, const struct calib_runs *cr,
 		    struct tcpsim_err *err)
 {
 	char *copy = xstrdup(list), *save = NULL;
@@ -170,7 +246,7 @@ int calib_parse_fit(struct calib_setup *cs, const char *list, const struct scena
 	if (!*list)
 		rc = err_set(err, TCPSIM_EUSAGE, "--fit: empty list (expected KEY,KEY,...)");
 	for (char *item = strtok_r(copy, ",", &save); item && !rc; item = strtok_r(NULL, ",", &save))
-		rc = parse_one_param(cs, item, start_from, err);
+		rc = parse_one_param(cs, item, cr, err);
 	free(copy);
 	return rc;
 }
@@ -274,6 +350,8 @@ static int scenario_with(const struct calib_setup *cs, const struct scenario *ba
 	if (!p)
 		return TCPSIM_OK;
 	for (int j = 0; j < cs->n_par; j++) {
+		if (!calib_param_applies(&cs->par[j], base))
+			continue;
 		snprintf(text, sizeof(text), "%.17g", p[j]);
 		if (config_set(out, cs->par[j].key, text, "calibrate", err) != TCPSIM_OK)
 			return err->code;
@@ -669,6 +747,76 @@ static int confidence(const struct fit_ctx *fc, gsl_multifit_nlinear_workspace *
 	return TCPSIM_OK;
 }
 
+/* Radical inverse of i in base b: the i-th Halton coordinate, in (0, 1) for i >= 1. */
+static double halton(int i, int b)
+{
+	double f = 1, r = 0;
+	while (i > 0) {
+		f /= b;
+		r += f * (i % b);
+		i /= b;
+	}
+	return r;
+}
+
+static double chisq_at(const struct fit_ctx *fc, const struct metrics *m)
+{
+	double c = 0;
+	for (int i = 0; i < fc->n_resid; i++) {
+		double r = resid_of(&fc->spec[i], &m[fc->spec[i].k]);
+		c += r * r;
+	}
+	return c;
+}
+
+/*
+ * The solver's start: the profile's values, or with cs->starts > 1 the best
+ * of them and starts - 1 Halton points (see calib.h).  0, or -1 on failure.
+ */
+static int choose_start(struct fit_ctx *fc, struct calib_result *res)
+{
+	static const int primes[CALIB_MAX_PARAMS] = {2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53};
+	const struct calib_setup *cs = fc->cs;
+	int np = cs->n_par, n = cs->starts > 1 ? cs->starts : 1, best = 0;
+	double *pts = xmalloc(sizeof(double) * (size_t)(n * np));
+	struct metrics *m = xcalloc((size_t)(n * fc->n_runs), sizeof(*m));
+	double best_c = INFINITY;
+
+	res->starts_tried = 1;
+	for (int j = 0; j < np; j++)
+		res->start_used[j] = pts[j] = cs->par[j].start;
+	if (n == 1) {   /* chisq_start is chisq0, set by the caller */
+		free(m);
+		free(pts);
+		return 0;
+	}
+	for (int k = 1; k < n; k++)
+		for (int j = 0; j < np; j++) {
+			const struct calib_param *p = &cs->par[j];
+			pts[k * np + j] = p->lo * exp(log(p->hi / p->lo) * halton(k, primes[j]));
+		}
+	if (eval_points(fc, pts, n, m) != 0) {
+		free(m);
+		free(pts);
+		return -1;
+	}
+	for (int k = 0; k < n; k++) {
+		double c = chisq_at(fc, &m[k * fc->n_runs]);
+		if (k == 0)
+			res->chisq_start = c;
+		if (c < best_c) {
+			best_c = c;
+			best = k;
+		}
+	}
+	for (int j = 0; j < np; j++)
+		res->start_used[j] = pts[best * np + j];
+	res->starts_tried = n;
+	free(m);
+	free(pts);
+	return 0;
+}
+
 int calib_fit(const struct calib_setup *cs, const struct calib_runs *cr, const bool *train,
 	      struct calib_result *res, struct tcpsim_err *err)
 {
@@ -678,7 +826,7 @@ int calib_fit(const struct calib_setup *cs, const struct calib_runs *cr, const b
 	gsl_multifit_nlinear_workspace *w = NULL;
 	gsl_vector *u0 = NULL, *ufin = NULL;
 	double t0 = now_s(), prev_p[CALIB_MAX_PARAMS], p[CALIB_MAX_PARAMS], prev_chisq;
-	int rc, st, iter = 0, info = 0;
+	int rc, st, iter = 0, info = 0, noprog = 0;
 
 	memset(res, 0, sizeof(*res));
 	res->n_par = cs->n_par;
@@ -700,9 +848,13 @@ int calib_fit(const struct calib_setup *cs, const struct calib_runs *cr, const b
 		rc = err_set(err, TCPSIM_EFIT, "calibrate: cannot allocate the GSL workspace");
 		goto out;
 	}
+	if (choose_start(&fc, res) != 0) {
+		rc = err_set(err, fc.err.code ? fc.err.code : TCPSIM_EFIT, "%s", fc.err.msg);
+		goto out;
+	}
 	for (int j = 0; j < cs->n_par; j++) {
-		gsl_vector_set(u0, (size_t)j, u_of_par(&cs->par[j], cs->par[j].start));
-		prev_p[j] = cs->par[j].start;
+		gsl_vector_set(u0, (size_t)j, u_of_par(&cs->par[j], res->start_used[j]));
+		prev_p[j] = res->start_used[j];
 	}
 	st = gsl_multifit_nlinear_init(u0, &fdf, w);
 	if (fc.failed) {
@@ -716,6 +868,8 @@ int calib_fit(const struct calib_setup *cs, const struct calib_runs *cr, const b
 	{
 		double nrm = gsl_blas_dnrm2(gsl_multifit_nlinear_residual(w));
 		res->chisq0 = prev_chisq = nrm * nrm;
+		if (res->starts_tried == 1)
+			res->chisq_start = res->chisq0;
 	}
 	if (cs->progress)
 		fprintf(cs->progress, "calibrate: start chisq %.6g (%d residuals, %d runs)\n", res->chisq0,
@@ -728,16 +882,26 @@ int calib_fit(const struct calib_setup *cs, const struct calib_runs *cr, const b
 			goto out;
 		}
 		if (st == GSL_ENOPROG) {
+			if (iter == 0 && res->starts_tried > 1) {
+				res->converged = true;
+				snprintf(res->stop_reason, sizeof(res->stop_reason),
+					 "no step from the best scanned start lowers the residual (the simulator's resolution)");
+				break;
+			}
 			if (iter == 0) {
 				snprintf(res->stop_reason, sizeof(res->stop_reason),
 					 "no step from the start lowers the residual (GSL: %s)", gsl_strerror(st));
 				break;
 			}
-			res->converged = true;
-			snprintf(res->stop_reason, sizeof(res->stop_reason),
-				 "no further step lowers the residual (the simulator's resolution)");
-			break;
+			if (++noprog >= 2) {
+				res->converged = true;
+				snprintf(res->stop_reason, sizeof(res->stop_reason),
+					 "no further step lowers the residual (the simulator's resolution)");
+				break;
+			}
+			continue;
 		}
+		noprog = 0;
 		if (st != GSL_SUCCESS) {
 			rc = err_set(err, TCPSIM_EFIT, "calibrate: iteration %d: %s", iter + 1, gsl_strerror(st));
 			goto out;
@@ -889,8 +1053,16 @@ int calib_write_profile(const char *path, const struct calib_setup *cs,
 			fprintf(f, "  [%.6g, %.6g]", res->ci_lo[j], res->ci_hi[j]);
 		else
 			fprintf(f, "  [no interval: %s]", res->identifiable[j] ? "no degrees of freedom" : "not identifiable");
-		fprintf(f, "  start %.6g  bounds %.4g:%.4g%s\n", p->start, p->lo, p->hi,
+		if (res->starts_tried > 1)
+			fprintf(f, "  start %.6g (best of %d scanned; the profile's was %.6g)", res->start_used[j],
+				res->starts_tried, p->start);
+		else
+			fprintf(f, "  start %.6g", p->start);
+		fprintf(f, "  bounds %.4g:%.4g%s\n", p->lo, p->hi,
 			res->at_bound[j] < 0 ? "  AT LOWER BOUND" : res->at_bound[j] > 0 ? "  AT UPPER BOUND" : "");
+		if (p->scope_key[0])
+			fprintf(f, ";     fitted to the runs with %s = %s; it belongs in that machine's profile\n",
+				p->scope_key, p->scope_vals);
 	}
 	for (int sect = 0; sect < 2; sect++) {
 		const char *prefix = sect == 0 ? "cost." : "rcost.";

@@ -35,6 +35,15 @@
  * and prediction unless keep_jitter is set (jitter draws follow the
  * event order, so they add jumps to the response); the output says which.
  *
+ * Starts.  With starts = N > 1 the fit first evaluates chisq at the
+ * profile's start and N - 1 quasi-random points (a Halton sequence over
+ * sigma in (0, 1), i.e. log-uniform between the bounds) in one parallel
+ * batch, and runs the solver from the best of them.  The simulator's
+ * response can switch regime (who blocks, who is the bottleneck) as a cost
+ * moves, so chisq has several valleys and a local method only finds the
+ * one it starts in; the scan is deterministic, and the report says which
+ * start won.
+ *
  * Confidence intervals.  Cov(u) = s^2 (J^T J)^-1 (gsl_multifit_nlinear_covar)
  * with s^2 = chisq / (n - p); the 95% interval u +- t(0.975, n - p) * sd
  * is mapped through the transform, so it is asymmetric in p.  None when
@@ -73,7 +82,12 @@ typedef int (*calib_run_fn)(const struct scenario *sc, struct metrics *out, stru
 struct calib_param {
 	char key[CALIB_KEY_MAX];   /* "cost.copy_byte" */
 	double lo, hi;             /* bounds, 0 < lo < start < hi */
-	double start;
+	double start;              /* its value in the first run it applies to */
+	bool start_varies;         /* runs in scope start from different values */
+	/* scope: the parameter is set only in runs whose scope_key has one of
+	 * the values (as config_get prints them, '|'-separated); "" = every run */
+	char scope_key[CALIB_KEY_MAX];
+	char scope_vals[256];
 };
 
 /* What is fitted and how. */
@@ -83,6 +97,7 @@ struct calib_setup {
 	double weight[METRIC_N];   /* weight of each metric's relative error; 0: not fitted */
 	double rel_step;           /* finite-difference step (relative change of p) */
 	int max_iter;
+	int starts;                /* >= 1: candidate starts scanned before the solver (below) */
 	int jobs;                  /* threads, >= 1 */
 	bool keep_jitter;          /* false: run.cost_jitter = 0 */
 	calib_run_fn run;          /* tcpsim_run, or a double in tests */
@@ -90,16 +105,24 @@ struct calib_setup {
 };
 
 /* Defaults: no parameter, weight 1 for every metric, the default step and
- * iterations, one thread, run = tcpsim_run. */
+ * iterations, one start, one thread, run = tcpsim_run. */
 void calib_setup_init(struct calib_setup *cs);
 
+struct calib_runs;
+
 /*
- * "KEY,KEY=LO:HI,...": add parameters.  Each KEY must exist
- * (config_key_exists) and be a [cost]/[rcost] key; its start is its value
- * in *start_from (e.g. the first run's scenario), which must be > 0.
+ * "KEY[=LO:HI][@SKEY=V1|V2],...": add parameters.  Each KEY must exist
+ * (config_key_exists) and be a [cost]/[rcost] key.  "@SKEY=V1|V2" scopes
+ * it: it is set only in the runs whose SKEY has one of the values (e.g.
+ * cost.tx_frame@host.name=athlon64-3000-freebsd when the runs have
+ * senders of two kinds); the other runs keep their scenario's value.  Its
+ * start is its value in the first run in scope, which must be > 0.
  */
-int calib_parse_fit(struct calib_setup *cs, const char *list, const struct scenario *start_from,
+int calib_parse_fit(struct calib_setup *cs, const char *list, const struct calib_runs *cr,
 		    struct tcpsim_err *err);
+
+/* 1 if parameter p is set in a run whose scenario is sc. */
+int calib_param_applies(const struct calib_param *p, const struct scenario *sc);
 
 /* "METRIC=W,...": set weights (>= 0); METRIC "others" sets every metric not named. */
 int calib_parse_weights(struct calib_setup *cs, const char *list, struct tcpsim_err *err);
@@ -126,6 +149,9 @@ struct calib_resid {
 struct calib_result {
 	int n_par;
 	double value[CALIB_MAX_PARAMS];   /* fitted, rounded to 6 significant digits */
+	double start_used[CALIB_MAX_PARAMS]; /* where the solver started (the scan's best) */
+	int starts_tried;                 /* 1: the profile's start only */
+	double chisq_start;               /* chisq at the profile's start (= chisq0 unless scanned) */
 	double ci_lo[CALIB_MAX_PARAMS];   /* 95% CI; NAN when there is none */
 	double ci_hi[CALIB_MAX_PARAMS];
 	int at_bound[CALIB_MAX_PARAMS];   /* -1 lower, +1 upper, 0 inside */

@@ -72,8 +72,8 @@ static const char *const settings[][2] = {
 };
 
 /* Simulate LO_CFG with overrides ov and the true costs; fill a recorded run. */
-static void add_synthetic(struct run_set *rs, calib_run_fn run, const char *id, const char *mtu,
-			  const char *send, double scale_tput)
+static void add_synthetic_tx(struct run_set *rs, calib_run_fn run, const char *id, const char *mtu,
+			     const char *send, double scale_tput, double tx)
 {
 	struct scenario sc;
 	struct metrics m;
@@ -86,14 +86,17 @@ static void add_synthetic(struct run_set *rs, calib_run_fn run, const char *id, 
 	assert_int_equal(config_set(&sc, "app.send_size", send, "test", &err), TCPSIM_OK);
 	snprintf(v, sizeof(v), "%.17g", truth_copy);
 	assert_int_equal(config_set(&sc, "cost.copy_byte", v, "test", &err), TCPSIM_OK);
-	snprintf(v, sizeof(v), "%.17g", truth_tx);
+	snprintf(v, sizeof(v), "%.17g", tx);
 	assert_int_equal(config_set(&sc, "cost.tx_frame", v, "test", &err), TCPSIM_OK);
 	snprintf(v, sizeof(v), "%.17g", truth_sys);
 	assert_int_equal(config_set(&sc, "cost.syscall", v, "test", &err), TCPSIM_OK);
 	assert_int_equal(config_validate(&sc, &err), TCPSIM_OK);
 	assert_int_equal(run(&sc, &m, &err), TCPSIM_OK);
 
-	snprintf(ov, sizeof(ov), "link.mtu=%s; app.send_size=%s", mtu, send);
+	if (tx != truth_tx)   /* a run of another machine: its scenario says so */
+		snprintf(ov, sizeof(ov), "link.mtu=%s; app.send_size=%s; cost.tx_frame=%.17g", mtu, send, tx);
+	else
+		snprintf(ov, sizeof(ov), "link.mtu=%s; app.send_size=%s", mtu, send);
 	struct recorded_run *r = runs_add(rs, id, "synthetic: tcpsim at known costs", LO_CFG, ov, "", &err);
 	assert_non_null(r);
 	/* every metric the model gives a non-zero value for is "measured" */
@@ -101,6 +104,12 @@ static void add_synthetic(struct run_set *rs, calib_run_fn run, const char *id, 
 		if (isfinite(m.v[i]) && m.v[i] != 0)
 			r->v[i] = m.v[i];
 	r->v[METRIC_THROUGHPUT_MBPS] *= scale_tput;
+}
+
+static void add_synthetic(struct run_set *rs, calib_run_fn run, const char *id, const char *mtu,
+			  const char *send, double scale_tput)
+{
+	add_synthetic_tx(rs, run, id, mtu, send, scale_tput, truth_tx);
 }
 
 static void synthetic_set(struct run_set *rs, calib_run_fn run, int n, int outlier)
@@ -119,7 +128,7 @@ static void setup_fit(struct calib_setup *cs, const struct calib_runs *cr, calib
 	calib_setup_init(cs);
 	cs->run = run;
 	cs->jobs = 2;
-	assert_int_equal(calib_parse_fit(cs, keys, &cr->base[0], &err), TCPSIM_OK);
+	assert_int_equal(calib_parse_fit(cs, keys, cr, &err), TCPSIM_OK);
 }
 
 static void assert_within(double got, double want, double rel)
@@ -208,6 +217,17 @@ static void test_fake_recovery_and_profile(void **state)
 	assert_within(res.value[1], truth_tx, 1e-4);
 	assert_within(res.value[2], truth_sys, 1e-4);
 	assert_true(res.chisq < 1e-8);
+	assert_int_equal(res.starts_tried, 1);
+	assert_true(res.chisq_start == res.chisq0);
+
+	/* a scan of starts: the solver starts from the best, and still recovers */
+	struct calib_result res2;
+	cs.starts = 8;
+	assert_int_equal(calib_fit(&cs, &cr, NULL, &res2, &err), TCPSIM_OK);
+	assert_int_equal(res2.starts_tried, 8);
+	assert_true(res2.chisq0 <= res2.chisq_start);
+	assert_within(res2.value[0], truth_copy, 1e-4);
+	calib_result_free(&res2);
 
 	/* the profile reads back to the fitted values */
 	assert_non_null(mkdtemp(dir));
@@ -337,6 +357,46 @@ static void test_loo_bookkeeping(void **state)
 	runs_free(&rs);
 }
 
+/* A parameter scoped to some runs is set in those only; the others keep theirs. */
+static void test_scoped_parameter(void **state)
+{
+	struct run_set rs;
+	struct calib_runs cr = {0};
+	struct calib_setup cs;
+	struct calib_result res;
+	struct tcpsim_err err = {0};
+	(void)state;
+
+	/* runs 2 and 3 are "another machine": tx_frame 30000, in their scenario */
+	runs_init(&rs);
+	for (int i = 0; i < 4; i++) {
+		char id[32];
+		snprintf(id, sizeof(id), "syn-%d", i);
+		add_synthetic_tx(&rs, fake_run, id, settings[i][0], settings[i][1], 1.0, i < 2 ? truth_tx : 30000);
+	}
+	assert_int_equal(calib_runs_build(&cr, &rs, NULL, false, &err), TCPSIM_OK);
+	setup_fit(&cs, &cr, fake_run, "cost.copy_byte,cost.tx_frame@app.send_size=4K|1024,cost.syscall");
+	assert_string_equal(cs.par[1].scope_key, "app.send_size");
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(calib_param_applies(&cs.par[1], &cr.base[i]), i < 2);
+	assert_true(cs.par[1].start == 24000 && !cs.par[1].start_varies);
+	assert_int_equal(calib_fit(&cs, &cr, NULL, &res, &err), TCPSIM_OK);
+	assert_within(res.value[0], truth_copy, 1e-4);
+	assert_within(res.value[1], truth_tx, 1e-4);
+	assert_within(res.value[2], truth_sys, 1e-4);
+	assert_true(res.chisq < 1e-8);   /* runs 2 and 3 kept their 30000 */
+	calib_result_free(&res);
+
+	/* unscoped, the two machines cannot both be right */
+	setup_fit(&cs, &cr, fake_run, "cost.copy_byte,cost.tx_frame,cost.syscall");
+	assert_true(cs.par[1].start_varies);
+	assert_int_equal(calib_fit(&cs, &cr, NULL, &res, &err), TCPSIM_OK);
+	assert_true(res.chisq > 1e-4);
+	calib_result_free(&res);
+	calib_runs_free(&cr);
+	runs_free(&rs);
+}
+
 static void test_train_where(void **state)
 {
 	struct run_set rs;
@@ -379,34 +439,41 @@ static void test_train_where(void **state)
 
 /* ---- errors ------------------------------------------------------------------------- */
 
-static void expect_fit_error(const struct scenario *start, const char *list, const char *needle)
+static void expect_fit_error(const struct calib_runs *cr, const char *list, const char *needle)
 {
 	struct calib_setup cs;
 	struct tcpsim_err err = {0};
 	calib_setup_init(&cs);
-	assert_int_equal(calib_parse_fit(&cs, list, start, &err), TCPSIM_EUSAGE);
+	assert_int_equal(calib_parse_fit(&cs, list, cr, &err), TCPSIM_EUSAGE);
 	if (!strstr(err.msg, needle))
 		fail_msg("--fit %s: message '%s' lacks '%s'", list, err.msg, needle);
 }
 
 static void test_parse_errors(void **state)
 {
-	struct scenario sc;
+	struct run_set rs;
+	struct calib_runs cr = {0};
 	struct calib_setup cs;
 	struct tcpsim_err err = {0};
 	(void)state;
 
-	config_defaults(&sc);
-	assert_int_equal(config_set(&sc, "cost.gro_seg", "0", "test", &err), TCPSIM_OK);
-	expect_fit_error(&sc, "cost.copy_bite", "unknown key");
-	expect_fit_error(&sc, "link.mtu", "only [cost] and [rcost]");
-	expect_fit_error(&sc, "cost.copy_byte,cost.copy_byte", "named twice");
-	expect_fit_error(&sc, "cost.gro_seg", "must start above 0");
-	expect_fit_error(&sc, "cost.copy_byte=2:1", "0 < LO < HI");
-	expect_fit_error(&sc, "cost.copy_byte=2:3", "not inside");
-	expect_fit_error(&sc, "cost.copy_byte=0.1:1e9", "above the key's maximum");
-	expect_fit_error(&sc, "cost.copy_byte=a:b", "not numbers");
-	expect_fit_error(&sc, "", "empty list");
+	synthetic_set(&rs, fake_run, 2, -1);
+	assert_int_equal(calib_runs_build(&cr, &rs, NULL, false, &err), TCPSIM_OK);
+	assert_int_equal(config_set(&cr.base[0], "cost.gro_seg", "0", "test", &err), TCPSIM_OK);
+	expect_fit_error(&cr, "cost.copy_bite", "unknown key");
+	expect_fit_error(&cr, "link.mtu", "only [cost] and [rcost]");
+	expect_fit_error(&cr, "cost.copy_byte,cost.copy_byte", "named twice");
+	expect_fit_error(&cr, "cost.gro_seg", "must start above 0");
+	expect_fit_error(&cr, "cost.copy_byte=2:1", "0 < LO < HI");
+	expect_fit_error(&cr, "cost.copy_byte=2:3", "not inside");
+	expect_fit_error(&cr, "cost.copy_byte=0.1:1e9", "above the key's maximum");
+	expect_fit_error(&cr, "cost.copy_byte=a:b", "not numbers");
+	expect_fit_error(&cr, "", "empty list");
+	expect_fit_error(&cr, "cost.copy_byte@host.nam=x", "unknown key 'host.nam'");
+	expect_fit_error(&cr, "cost.copy_byte@host.name=nobody", "no run has host.name in {nobody}");
+	expect_fit_error(&cr, "cost.copy_byte@link.mtu=12", "mtu");
+	calib_runs_free(&cr);
+	runs_free(&rs);
 
 	calib_setup_init(&cs);
 	assert_int_equal(calib_parse_weights(&cs, "throughput_mbps=2,others=0", &err), TCPSIM_OK);
@@ -573,6 +640,7 @@ int main(void)
 		cmocka_unit_test(test_fake_no_convergence),
 		cmocka_unit_test(test_loo_bookkeeping),
 		cmocka_unit_test(test_train_where),
+		cmocka_unit_test(test_scoped_parameter),
 		cmocka_unit_test(test_batch_deterministic),
 		cmocka_unit_test(test_recover_known_costs),
 	};
