@@ -230,7 +230,7 @@ for f in validation/live/*.csv; do
 		scen=${line%%	*} ov=${line#*	}
 		set --
 		for a in $(echo "$ov" | tr ';' ' '); do set -- "$@" -s "$a"; done
-		if "$TCPSIM" "$scen" "$@" -s run.duration=20ms -s run.warmup=5ms --format csv >"$T/sim" 2>"$T/err"; then
+		if "$TCPSIM" "$scen" "$@" -s run.duration=20ms -s run.batch=5ms -s run.warmup=5ms --format csv >"$T/sim" 2>"$T/err"; then
 			ok
 		else
 			bad "$f: tcpsim $scen $*: $(cat "$T/err")"
