@@ -128,6 +128,8 @@ static const struct row rows[] = {
 	 .def = "1.8", .unit = "GHz", .help = "clock rate; turns cycles into time"},
 	{HKEY("hz"), .type = T_INT, HC(hz), .min = 10, .max = 10000,
 	 .def = "250", .unit = "Hz", .help = "scheduler tick rate (CONFIG_HZ)"},
+	{HKEY("llc_cpus"), .type = T_INT, HC(llc_cpus), .min = 0, .max = SCENARIO_MAX_CPUS, .def = "0",
+	 .unit = "CPUs", .help = "CPUs sharing a last-level cache (sched domain LLC); 0 = all of them"},
 	{HKEY("kernel"), .type = T_STRING, HC(kernel), .flags = F_VERSION,
 	 .def = "3.6", .unit = "", .help = "kernel version imitated, MAJOR.MINOR"},
 	{HKEY("name"), .type = T_STRING, HC(name),

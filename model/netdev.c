@@ -38,17 +38,60 @@ static void lo_deliver(struct sim *sim, void *obj, uint64_t arg)
 	cpu_kick(sim, c);
 }
 
+/* lo without GSO (ethtool -K lo gso off tso off) on a kernel whose TCP
+ * still builds GSO frames: validate_xmit_skb cuts the frame into MSS-sized
+ * skbs (skb_segment: a new skb each), and each crosses on its own. */
+static void lo_segment(struct sim *sim, struct cpu *c, struct skb *gso,
+		       void (*deliver)(struct sim *, struct cpu *, struct skb *))
+{
+	uint64_t seq = gso->seq, end = gso->seq + gso->len;
+	uint32_t mss = gso->gso_size;
+
+	cpu_charge(sim, c, COST_TX_SEG, c->host->cfg->cost_cycles[COST_TX_SEG] * gso->segs);
+	while (seq < end) {
+		struct skb *seg = skb_alloc(sim, c, SKB_DATA);
+		seg->conn = gso->conn;
+		seg->dst_host = gso->dst_host;
+		seg->seq = seq;
+		seg->len = (uint32_t)(end - seq < mss ? end - seq : mss);
+		seg->segs = 1;
+		seg->truesize += (int)seg->len;
+		seq += seg->len;
+		deliver(sim, c, seg);
+	}
+	skb_free(sim, c, gso);
+}
+
+static void lo_deliver_now(struct sim *sim, struct cpu *c, struct skb *skb);
+static void lo_deliver_later(struct sim *sim, struct cpu *c, struct skb *skb);
+
 static void lo_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
 {
+	const struct scenario *sc = sim->sc;
+
 	if (skb->kind == SKB_DATA)
 		cpu_charge(sim, c, COST_TX_FRAME, c->host->cfg->cost_cycles[COST_TX_FRAME]);
-	if (sim->sc->delay_ns > 0) {
-		sim_at(sim, sim->now + sim->sc->delay_ns, lo_deliver, skb, (uint64_t)c->id);
+	if (skb->kind == SKB_DATA && skb->segs > 1 && !sc->gso && !sc->tso) {
+		lo_segment(sim, c, skb, sc->delay_ns > 0 ? lo_deliver_later : lo_deliver_now);
 		return;
 	}
+	if (sc->delay_ns > 0)
+		lo_deliver_later(sim, c, skb);
+	else
+		lo_deliver_now(sim, c, skb);
+}
+
+static void lo_deliver_later(struct sim *sim, struct cpu *c, struct skb *skb)
+{
+	sim_at(sim, sim->now + sim->sc->delay_ns, lo_deliver, skb, (uint64_t)c->id);
+}
+
+static void lo_deliver_now(struct sim *sim, struct cpu *c, struct skb *skb)
+{
 	if (!cpu_backlog_enqueue(sim, c, skb))
 		backlog_overflow(sim, c);
 }
+
 
 const struct netdev_ops netdev_loopback = {
 	.name = "loopback",

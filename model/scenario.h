@@ -37,6 +37,7 @@ struct host_cfg {
 	int cpus;                 /* CPUs (hardware threads) */
 	double ghz;               /* clock rate; cycles -> ns */
 	int hz;                   /* scheduler tick rate (CONFIG_HZ) */
+	int llc_cpus;             /* CPUs per last-level cache; 0 = all share one */
 	char kernel[16];          /* kernel version imitated, e.g. "3.6" */
 	char name[SCENARIO_NAME_MAX];
 	int monitors;             /* background tasks (LKP's monitors), see app.c */

@@ -227,6 +227,13 @@ static bool wake_affine(const struct cpu *waker, const struct cpu *prev, bool sy
 	return 100 * (this_load + 1) <= 112 * prev_load;
 }
 
+/* cpus_share_cache: the same last-level-cache domain (host.llc_cpus). */
+static bool share_cache(const struct cpu *a, const struct cpu *b)
+{
+	int llc = a->host->cfg->llc_cpus;
+	return llc <= 0 || a->id / llc == b->id / llc;
+}
+
 static struct cpu *select_cpu(struct cpu *waker, struct task *t, bool sync)
 {
 	struct host *h = t->host;
@@ -237,14 +244,14 @@ static struct cpu *select_cpu(struct cpu *waker, struct task *t, bool sync)
 	target = prev;
 	if (waker && waker != prev && waker->host == h && h->sim->sc->wake_affine && wake_affine(waker, prev, sync))
 		target = waker;
-	/* select_idle_sibling */
+	/* select_idle_sibling: an idle CPU in the target's LLC */
 	if (cpu_is_idle(target))
 		return target;
-	if (cpu_is_idle(prev))
+	if (share_cache(prev, target) && cpu_is_idle(prev))
 		return prev;
 	for (int i = 1; i <= h->ncpus; i++) {
 		struct cpu *o = &h->cpus[(target->id + i) % h->ncpus];
-		if (cpu_is_idle(o))
+		if (share_cache(o, target) && cpu_is_idle(o))
 			return o;
 	}
 	return target;
@@ -259,15 +266,18 @@ static void resched_cpu(struct sim *sim, struct cpu *waker, struct cpu *target, 
 		return;
 	if (waker)
 		cpu_charge(sim, waker, COST_IPI_SEND, waker->host->cfg->cost_cycles[COST_IPI_SEND]);
-	/* Since Linux 5.8 (ttwu_queue_wakelist) the wakeup of an idle remote CPU is
-	 * a function-call IPI; a reschedule of a busy one stays RES. */
-	if (was_idle && sim_kernel_at_least(sim, 5, 8)) {
-		sim->cnt.cal_ipis++;
-		cpu_raise_irq(sim, target, IRQ_IPI_CAL, NULL);
-	} else {
-		sim->cnt.res_ipis++;
-		cpu_raise_irq(sim, target, IRQ_IPI_RES, NULL);
-	}
+	(void)was_idle;
+	sim->cnt.res_ipis++;
+	cpu_raise_irq(sim, target, IRQ_IPI_RES, NULL);
+}
+
+/* Since Linux 5.8 (ttwu_queue_wakelist, ttwu_queue_cond) a remote wakeup
+ * is queued on the target's wake list and sent as a function-call IPI
+ * (CAL) when the target is in another LLC or idle; the target then
+ * activates the task and reschedules itself, so no RES follows. */
+static bool use_wakelist(const struct sim *sim, const struct cpu *waker, const struct cpu *target, bool idle)
+{
+	return waker && waker != target && sim_kernel_at_least(sim, 5, 8) && (!share_cache(waker, target) || idle);
 }
 
 void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
@@ -291,14 +301,22 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 			t->vruntime_ns = floor_v;
 	}
 	rq_add(target, t);
-	if (target->curr == NULL) {
-		resched_cpu(sim, waker, target, was_idle);
-	} else {
-		/* check_preempt_wakeup */
-		struct task *cur = target->curr;
-		double cur_v = cur->vruntime_ns + (double)(sim->now - target->exec_start);
-		if (cur_v - t->vruntime_ns > (double)wakeup_gran_ns(target))
-			resched_cpu(sim, waker, target, false);
+	{
+		bool preempt = target->curr == NULL;
+		if (!preempt) { /* check_preempt_wakeup */
+			struct task *cur = target->curr;
+			double cur_v = cur->vruntime_ns + (double)(sim->now - target->exec_start);
+			preempt = cur_v - t->vruntime_ns > (double)wakeup_gran_ns(target);
+		}
+		if (use_wakelist(sim, waker, target, was_idle)) {
+			cpu_charge(sim, waker, COST_IPI_SEND, waker->host->cfg->cost_cycles[COST_IPI_SEND]);
+			sim->cnt.cal_ipis++;
+			cpu_raise_irq(sim, target, IRQ_IPI_CAL, NULL);
+			if (preempt)
+				target->need_resched = true;
+		} else if (preempt) {
+			resched_cpu(sim, waker, target, was_idle);
+		}
 	}
 	if (target != waker)
 		cpu_kick(sim, target);

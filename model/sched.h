@@ -13,8 +13,9 @@
  *     is preferred when the chosen one is busy (select_idle_sibling);
  *   - wakeup preemption when the woken task's vruntime is ahead of the
  *     current one's by more than the wakeup granularity;
- *   - a cross-CPU reschedule is an IPI: RES before Linux 5.8; from 5.8 a
- *     wakeup of an idle CPU goes through the wakelist and counts as CAL;
+ *   - a cross-CPU reschedule is an IPI (RES); from Linux 5.8 a remote
+ *     wakeup into another last-level cache (host.llc_cpus) or onto an idle
+ *     CPU goes through the wakelist instead and counts as CAL;
  *   - newly-idle balancing pulls a waiting task; the tick balances load.
  * Not modelled: cgroups, NUMA, nice levels, SMT-aware placement.
  *

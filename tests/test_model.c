@@ -170,6 +170,65 @@ static void lkp_run(const char *path, const char *seed, struct metrics *m)
 	run(&sc, m);
 }
 
+/* Kernel eras.  A receiver pinned to the other CPU is woken across CPUs:
+ * before 5.8 that is a RES IPI; from 5.8, with the CPUs in different
+ * last-level caches, every such wakeup goes through the wakelist (CAL). */
+static void era_ipi_run(const char *kernel, const char *llc, const char *instances, struct metrics *m)
+{
+	struct scenario sc;
+	config_defaults(&sc);
+	set(&sc, "app.instances", instances);
+	set(&sc, "host.cpus", "2");
+	set(&sc, "host.kernel", kernel);
+	set(&sc, "host.llc_cpus", llc);
+	set(&sc, "app.send_cpu", "0");
+	set(&sc, "app.recv_cpu", "1");
+	set(&sc, "run.duration", "0.5s");
+	run(&sc, m);
+}
+
+static void test_wakeup_ipis_by_kernel_era(void **state)
+{
+	struct metrics old, new_llc, busy_llc, busy_shared;
+	(void)state;
+	era_ipi_run("3.6", "1", "1", &old);
+	era_ipi_run("6.18", "1", "1", &new_llc);
+	assert_true(old.v[METRIC_RES_IPIS_PER_S] > 100);
+	assert_true(old.v[METRIC_CAL_IPIS_PER_S] == 0);
+	assert_true(new_llc.v[METRIC_CAL_IPIS_PER_S] > 100);
+	assert_true(new_llc.v[METRIC_RES_IPIS_PER_S] == 0);
+	/* two receivers on CPU 1, so it is often busy when one is woken:
+	 * sharing a cache, only wakeups of an idle CPU take the wakelist */
+	era_ipi_run("6.18", "1", "2", &busy_llc);
+	era_ipi_run("6.18", "0", "2", &busy_shared);
+	assert_true(busy_shared.v[METRIC_CAL_IPIS_PER_S] < busy_llc.v[METRIC_CAL_IPIS_PER_S]);
+}
+
+/* With GSO and TSO off, TCP sends MSS-sized frames before Linux 4.13 and
+ * GSO frames (cut by the device) after. */
+static void test_gso_always_on_since_4_13(void **state)
+{
+	struct scenario sc;
+	struct metrics old, new;
+	(void)state;
+	config_defaults(&sc);
+	set(&sc, "offload.gso", "off");
+	set(&sc, "offload.tso", "off");
+	set(&sc, "link.mtu", "1500");
+	set(&sc, "app.send_size", "64K");
+	set(&sc, "run.duration", "0.5s");
+	set(&sc, "host.kernel", "4.12");
+	run(&sc, &old);
+	set(&sc, "host.kernel", "4.13");
+	run(&sc, &new);
+	assert_int_equal(old.size_goal_bytes, 1448);
+	assert_true(old.v[METRIC_SEGS_PER_FRAME] == 1.0);
+	assert_true(new.size_goal_bytes > 10 * 1448);
+	assert_true(new.v[METRIC_SEGS_PER_FRAME] > 2.0);
+	assert_true(new.host_cat_pct[0][COST_TX_SEG] > 0);
+	assert_true(old.host_cat_pct[0][COST_TX_SEG] == 0);
+}
+
 static void test_determinism(void **state)
 {
 	struct metrics a, b, c;
@@ -203,6 +262,8 @@ int main(void)
 		cmocka_unit_test(test_cpu_bound_with_monitors),
 		cmocka_unit_test(test_window_bound_oracle),
 		cmocka_unit_test(test_mtu_mechanism),
+		cmocka_unit_test(test_wakeup_ipis_by_kernel_era),
+		cmocka_unit_test(test_gso_always_on_since_4_13),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_lkp_directions),
 	};
