@@ -32,15 +32,19 @@ FIT=${FIT:-cost.copy_byte,cost.syscall,cost.tx_frame,cost.rx_frame,cost.ack_tx,c
 # moves them).
 WEIGHT=${WEIGHT:-throughput_mbps=3,cpu_send_pct=1,frames_per_s=1,acks_per_s=1,netrx_softirqs_per_s=1,cs_per_s=1,others=0}
 
-# rows are one line each, every field quoted (libcsv's csv_fwrite)
-awk -v s="\"scenarios/live/$M-lo.cfg\"" 'NR == 1 || index($0, s)' "$CSV" >"$T/lo.csv"
-awk -v s="\"scenarios/live/$M-veth.cfg\"" 'NR == 1 || index($0, s)' "$CSV" >"$T/veth.csv"
-awk 'NR == 1 || /link\.mtu=(1500|65536);/' "$T/lo.csv" >"$T/train.csv"
+# split the matrix with tools/bin/runs-filter (libcsv through model/runs.c)
+F=tools/bin/runs-filter
+[ -x "$F" ] || { echo "validate.sh: build tools first (make)" >&2; exit 2; }
+"$F" "$CSV" --scenario "scenarios/live/$M-lo.cfg" -o "$T/lo.csv"
+"$F" "$CSV" --scenario "scenarios/live/$M-veth.cfg" -o "$T/veth.csv"
+"$F" "$T/lo.csv" --where link.mtu=1500,65536 -o "$T/train.csv"
+# the response switches regime (which CPU binds, who sleeps): scan starts
+STARTS=${STARTS:-8}
 
-./tcpsim validate "$T/lo.csv" --fit "$FIT" --weight "$WEIGHT" --train-where link.mtu=1500,65536 \
+./tcpsim validate "$T/lo.csv" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" --train-where link.mtu=1500,65536 \
 	--title "$M loopback: fitted on MTU 1500 and 65536, the rest predicted" \
 	>"validation/live/$M.validate-lo.txt"
-./tcpsim calibrate "$T/train.csv" --fit "$FIT" --weight "$WEIGHT" -o "$T/fitted.cfg"
+./tcpsim calibrate "$T/train.csv" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" -o "$T/fitted.cfg"
 # comment lines cut to 190 characters: the .cfg reader takes lines of up to 199
 awk '/^;/ && length > 190 { print substr($0, 1, 187) "..."; next } { print }' "$T/fitted.cfg" \
 	>"validation/live/$M.fitted.cfg"

@@ -1,0 +1,134 @@
+/*
+ * runs-filter: keep the recorded runs that match, in a new CSV.
+ *
+ *   runs-filter IN.csv [--scenario PATH] [--where section.key=V1,V2]... -o OUT.csv
+ *
+ * A run matches when its scenario column equals PATH (if given) and, for
+ * every --where, its overrides set the key to one of the values (compared
+ * as text).  Reading and writing go through model/runs.c (libcsv); OUT is
+ * written whole or not at all.  Exit 0, 2 on bad input, 1 when nothing
+ * matched (an empty selection is almost always a mistake).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runs.h"
+#include "util.h"
+
+#define PROG "runs-filter"
+#define MAX_WHERE 16
+
+struct where {
+	const char *key;  /* "section.key" */
+	char *values;     /* "V1,V2" copy, split on ',' at match time */
+	size_t keylen;
+};
+
+static int usage(const char *msg)
+{
+	if (msg)
+		fprintf(stderr, PROG ": %s\n", msg);
+	fprintf(stderr, "usage: " PROG " IN.csv [--scenario PATH] [--where section.key=V1,V2]... -o OUT.csv\n");
+	return 2;
+}
+
+static int value_in(const char *v, const char *list)
+{
+	size_t n = strlen(v);
+	const char *p = list;
+	while (*p) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == n && strncmp(p, v, n) == 0)
+			return 1;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return 0;
+}
+
+static int matches(const struct recorded_run *r, const char *scenario, const struct where *w, int nw)
+{
+	if (scenario && strcmp(r->scenario, scenario) != 0)
+		return 0;
+	for (int i = 0; i < nw; i++) {
+		int found = 0;
+		for (int k = 0; k < r->n_ov && !found; k++)
+			found = strcmp(r->ov[k].key, w[i].key) == 0 && value_in(r->ov[k].value, w[i].values);
+		if (!found)
+			return 0;
+	}
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *in = NULL, *out = NULL, *scenario = NULL;
+	struct where w[MAX_WHERE];
+	int nw = 0, rc = 0, kept = 0;
+	struct run_set all, sel;
+	struct tcpsim_err err = {0};
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--scenario") == 0 && i + 1 < argc) {
+			scenario = argv[++i];
+		} else if (strcmp(argv[i], "--where") == 0 && i + 1 < argc) {
+			char *eq;
+			if (nw == MAX_WHERE)
+				return usage("too many --where");
+			w[nw].values = argv[++i];
+			eq = strchr(w[nw].values, '=');
+			if (!eq || eq == w[nw].values)
+				return usage("--where takes section.key=V1,V2");
+			*eq = '\0';
+			w[nw].key = w[nw].values;
+			w[nw].values = eq + 1;
+			nw++;
+		} else if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) {
+			out = argv[++i];
+		} else if (argv[i][0] == '-') {
+			return usage("unknown option or missing argument");
+		} else if (!in) {
+			in = argv[i];
+		} else {
+			return usage("one input file");
+		}
+	}
+	if (!in || !out)
+		return usage(NULL);
+
+	runs_init(&all);
+	runs_init(&sel);
+	if (runs_load(&all, in, &err)) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		runs_free(&all);
+		return 2;
+	}
+	for (int i = 0; i < all.n && !err.code; i++) {
+		const struct recorded_run *r = &all.runs[i];
+		struct recorded_run *c;
+		if (!matches(r, scenario, w, nw))
+			continue;
+		c = runs_add(&sel, r->id, r->source, r->scenario, r->overrides, r->note, &err);
+		if (!c)
+			break;
+		memcpy(c->v, r->v, sizeof(c->v));
+		memcpy(c->cv, r->cv, sizeof(c->cv));
+		kept++;
+	}
+	if (!err.code && kept == 0) {
+		fprintf(stderr, PROG ": no run of %s matches\n", in);
+		rc = 1;
+	} else if (!err.code && runs_write(&sel, out, &err) == 0) {
+		rc = 0;
+	}
+	if (err.code) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		rc = 2;
+	}
+	runs_free(&all);
+	runs_free(&sel);
+	return rc;
+}
