@@ -43,9 +43,9 @@ void sim_fail(struct sim *sim, const char *fmt, ...)
 	sim->stop = true;
 }
 
-bool sim_kernel_at_least(const struct sim *sim, int major, int minor)
+bool host_kernel_at_least(const struct host *h, int major, int minor)
 {
-	return sim->kernel_major > major || (sim->kernel_major == major && sim->kernel_minor >= minor);
+	return h->kernel_major > major || (h->kernel_major == major && h->kernel_minor >= minor);
 }
 
 /* Measurement state, owned by one run. */
@@ -134,13 +134,13 @@ static void batch_ev(struct sim *sim, void *obj, uint64_t arg)
 	sim_at(sim, sim->now + sc->batch_ns, batch_ev, m, 0);
 }
 
-static void parse_kernel(struct sim *sim, const char *v)
+static void parse_kernel(struct host *h, const char *v)
 {
 	int maj = 0, min = 0;
 	if (sscanf(v, "%d.%d", &maj, &min) < 1)
 		maj = 0;
-	sim->kernel_major = maj;
-	sim->kernel_minor = min;
+	h->kernel_major = maj;
+	h->kernel_minor = min;
 }
 
 static void host_init(struct sim *sim, struct host *h, int id, int ntasks, int nconns)
@@ -156,6 +156,7 @@ static void host_init(struct sim *sim, struct host *h, int id, int ntasks, int n
 	while ((1 << (lg + 1)) <= n)
 		lg++;
 	h->sched_factor = 1 + lg; /* SCHED_TUNABLESCALING_LOG, kernel/sched/fair.c */
+	parse_kernel(h, cfg->kernel);
 	h->cpus = xcalloc((size_t)h->ncpus, sizeof(*h->cpus));
 	for (int i = 0; i < h->ncpus; i++) {
 		cpu_init(sim, h, &h->cpus[i], i, ntasks, nconns);
@@ -357,7 +358,6 @@ int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 	evq_init(&sim->evq);
 	sim->rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(sim->rng, (unsigned long)sc->seed);
-	parse_kernel(sim, sc->host[0].kernel);
 
 	sim->nhosts = sc->link_type == LINK_NIC ? 2 : 1;
 	sim->nconns = sc->instances;

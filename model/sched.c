@@ -277,7 +277,9 @@ static void resched_cpu(struct sim *sim, struct cpu *waker, struct cpu *target, 
  * activates the task and reschedules itself, so no RES follows. */
 static bool use_wakelist(const struct sim *sim, const struct cpu *waker, const struct cpu *target, bool idle)
 {
-	return waker && waker != target && sim_kernel_at_least(sim, 5, 8) && (!share_cache(waker, target) || idle);
+	(void)sim;
+	return waker && waker != target && host_kernel_at_least(target->host, 5, 8) &&
+	       (!share_cache(waker, target) || idle);
 }
 
 void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)

@@ -89,6 +89,7 @@ struct host {
 	int ncpus;
 	struct cpu *cpus;
 	int sched_factor;          /* 1 + ilog2(min(ncpus, 8)): CFS tunable scaling */
+	int kernel_major, kernel_minor; /* host.kernel, parsed */
 };
 
 struct sim {
@@ -116,7 +117,6 @@ struct sim {
 	struct counters cnt;
 	bool stop;                   /* the run is over (duration or steady) */
 	struct tcpsim_err *err;      /* where sim_fail reports; owned by the caller */
-	int kernel_major, kernel_minor;
 };
 
 /* Build hosts, CPUs, connections and tasks for sc (nothing runs yet). */
@@ -135,7 +135,7 @@ uint64_t sim_at(struct sim *sim, sim_ns t, evq_fn fn, void *obj, uint64_t arg);
 /* Stop the run with a user-facing error (a setting the model cannot honour). */
 void sim_fail(struct sim *sim, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Kernel version imitated by the sending host's profile is at least major.minor. */
-bool sim_kernel_at_least(const struct sim *sim, int major, int minor);
+/* The kernel a host imitates (host.kernel) is at least major.minor. */
+bool host_kernel_at_least(const struct host *h, int major, int minor);
 
 #endif

@@ -135,7 +135,7 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 	/* since Linux 4.13 TCP always builds GSO frames (commit 0a6b2a1dc2a2,
 	 * "tcp: switch to GSO being always on") and a device without GSO
 	 * segments them in software; before, GSO off meant MSS-sized skbs */
-	if (sc->gso || sc->tso || sim_kernel_at_least(sim, 4, 13)) {
+	if (sc->gso || sc->tso || host_kernel_at_least(snd, 4, 13)) {
 		int hdr = IP_HDR + TCP_HDR + ts;
 		int segs = (sc->gso_max_bytes - 1 - hdr) / tc->mss_bytes;
 		tc->size_goal_bytes = (segs < 1 ? 1 : segs) * tc->mss_bytes;
