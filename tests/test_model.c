@@ -32,6 +32,16 @@ static void set(struct scenario *sc, const char *key, const char *val)
 		fail_msg("config_set %s=%s: %s", key, val, err.msg);
 }
 
+/* Every [cost] key to 0: the oracles then add back only what they price. */
+static void zero_costs(struct scenario *sc)
+{
+	for (int k = 0; k < COST_N; k++) {
+		char key[64];
+		snprintf(key, sizeof(key), "cost.%s", cost_table[k].key);
+		set(sc, key, "0");
+	}
+}
+
 static void run(const struct scenario *sc, struct metrics *m)
 {
 	struct tcpsim_err err = {0};
@@ -57,11 +67,7 @@ static void test_cpu_bound_oracle(void **state)
 	config_defaults(&sc);
 	set(&sc, "host.cpus", "1");
 	set(&sc, "host.ghz", "2");
-	for (int k = 0; k < COST_N; k++) {
-		char key[64];
-		snprintf(key, sizeof(key), "cost.%s", cost_table[k].key);
-		set(&sc, key, "0");
-	}
+	zero_costs(&sc);
 	set(&sc, "cost.copy_byte", "1.5");
 	set(&sc, "run.cost_jitter", "0");
 	set(&sc, "app.test", "TCP_STREAM");
@@ -88,11 +94,7 @@ static void test_cpu_bound_with_monitors(void **state)
 	config_defaults(&sc);
 	set(&sc, "host.cpus", "1");
 	set(&sc, "host.ghz", "2");
-	for (int k = 0; k < COST_N; k++) {
-		char key[64];
-		snprintf(key, sizeof(key), "cost.%s", cost_table[k].key);
-		set(&sc, key, "0");
-	}
+	zero_costs(&sc);
 	set(&sc, "cost.copy_byte", "1.5");
 	set(&sc, "cost.monitor", "2e5");
 	set(&sc, "host.monitors", "4");
