@@ -42,6 +42,7 @@
 
 #include "err.h"
 #include "metrics.h"
+#include "jsonpath.h"
 #include "runs.h"
 #include "util.h"
 
@@ -54,40 +55,11 @@ static const char usage_text[] =
 	"  missing).  The id defaults to the file name without .json, prefixed with\n"
 	"  'iperf3-' unless it starts with 'iperf3'.\n";
 
-/* Walk a dotted path ("end.sum_received.bits_per_second") from root. */
-static json_t *get_path(json_t *root, const char *path)
-{
-	char buf[256];
-	snprintf(buf, sizeof(buf), "%s", path);
-	json_t *j = root;
-	for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && j;
-	     k = strtok_r(NULL, ".", &save))
-		j = json_is_object(j) ? json_object_get(j, k) : NULL;
-	return j;
-}
-
-/* A required number field, >= 0. */
-static int get_number(json_t *root, const char *file, const char *path, double *out,
-		      struct tcpsim_err *err)
-{
-	json_t *j = get_path(root, path);
-	if (!j)
-		return err_set(err, TCPSIM_EUSAGE, "%s: missing field '%s'", file, path);
-	if (!json_is_number(j))
-		return err_set(err, TCPSIM_EUSAGE, "%s: field '%s' is not a number", file, path);
-	double v = json_number_value(j);
-	if (!isfinite(v) || v < 0)
-		return err_set(err, TCPSIM_EUSAGE, "%s: field '%s': %g is out of range", file,
-			       path, v);
-	*out = v;
-	return TCPSIM_OK;
-}
-
 /* An optional integer field with a default. */
 static int get_int_opt(json_t *root, const char *file, const char *path, long long dflt,
 		       long long *out, struct tcpsim_err *err)
 {
-	json_t *j = get_path(root, path);
+	json_t *j = jsonpath_get(root, path);
 	*out = dflt;
 	if (!j)
 		return TCPSIM_OK;
@@ -117,7 +89,7 @@ static int import(const char *path, const struct opts *o, struct run_set *rs,
 	double recv_bps = 0, cpu_host = 0, cpu_remote = 0;
 	long long reverse = 0, streams = 1;
 	json_t *e = json_object_get(root, "error");
-	json_t *proto = get_path(root, "start.test_start.protocol");
+	json_t *proto = jsonpath_get(root, "start.test_start.protocol");
 	if (!json_is_object(root))
 		rc = err_set(err, TCPSIM_EUSAGE, "%s: not iperf3 JSON (the top level is not an object)",
 			     path);
@@ -130,11 +102,11 @@ static int import(const char *path, const struct opts *o, struct run_set *rs,
 			     "are recorded runs)",
 			     path);
 	if (!rc)
-		rc = get_number(root, path, "end.sum_received.bits_per_second", &recv_bps, err);
+		rc = jsonpath_number(root, path, "end.sum_received.bits_per_second", &recv_bps, err);
 	if (!rc)
-		rc = get_number(root, path, "end.cpu_utilization_percent.host_total", &cpu_host, err);
+		rc = jsonpath_number(root, path, "end.cpu_utilization_percent.host_total", &cpu_host, err);
 	if (!rc)
-		rc = get_number(root, path, "end.cpu_utilization_percent.remote_total", &cpu_remote,
+		rc = jsonpath_number(root, path, "end.cpu_utilization_percent.remote_total", &cpu_remote,
 				err);
 	if (!rc)
 		rc = get_int_opt(root, path, "start.test_start.reverse", 0, &reverse, err);
@@ -144,15 +116,15 @@ static int import(const char *path, const struct opts *o, struct run_set *rs,
 		rc = err_set(err, TCPSIM_EUSAGE,
 			     "%s: field 'start.test_start.num_streams': %lld is not positive", path,
 			     streams);
-	int is_client = get_path(root, "start.connecting_to") != NULL;
-	int is_server = get_path(root, "start.accepted_connection") != NULL;
+	int is_client = jsonpath_get(root, "start.connecting_to") != NULL;
+	int is_server = jsonpath_get(root, "start.accepted_connection") != NULL;
 	if (!rc && is_client == is_server)
 		rc = err_set(err, TCPSIM_EUSAGE,
 			     "%s: cannot tell client from server output (need exactly one of "
 			     "'start.connecting_to' and 'start.accepted_connection')",
 			     path);
 	double sent_bps = NAN;
-	json_t *sj = get_path(root, "end.sum_sent.bits_per_second");
+	json_t *sj = jsonpath_get(root, "end.sum_sent.bits_per_second");
 	if (!rc && sj) {
 		if (!json_is_number(sj))
 			rc = err_set(err, TCPSIM_EUSAGE,

@@ -52,6 +52,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "jsonpath.h"
 #include "procstat.h"
 #include "util.h"
 
@@ -107,32 +108,9 @@ struct iperf3_result {
 
 /* ------------------------------------------------------------ iperf3 */
 
-static json_t *get_path(json_t *root, const char *path)
-{
-	char buf[256];
-	snprintf(buf, sizeof(buf), "%s", path);
-	json_t *j = root;
-	for (char *save = NULL, *k = strtok_r(buf, ".", &save); k && j;
-	     k = strtok_r(NULL, ".", &save))
-		j = json_is_object(j) ? json_object_get(j, k) : NULL;
-	return j;
-}
-
-static int need_number(json_t *root, const char *file, const char *path, double *out,
-		       struct tcpsim_err *err)
-{
-	json_t *j = get_path(root, path);
-	if (!j)
-		return err_set(err, TCPSIM_EUSAGE, "%s: missing field '%s'", file, path);
-	if (!json_is_number(j) || !isfinite(json_number_value(j)) || json_number_value(j) < 0)
-		return err_set(err, TCPSIM_EUSAGE, "%s: field '%s' is not a number >= 0", file, path);
-	*out = json_number_value(j);
-	return TCPSIM_OK;
-}
-
 static void copy_string(json_t *root, const char *path, char *dst, size_t n)
 {
-	json_t *j = get_path(root, path);
+	json_t *j = jsonpath_get(root, path);
 	snprintf(dst, n, "%s", json_is_string(j) ? json_string_value(j) : "");
 }
 
@@ -149,17 +127,17 @@ static int read_iperf3(const char *path, struct iperf3_result *r, struct tcpsim_
 	}
 	int rc = TCPSIM_OK;
 	json_t *e = json_is_object(root) ? json_object_get(root, "error") : NULL;
-	json_t *proto = get_path(root, "start.test_start.protocol");
-	json_t *rev = get_path(root, "start.test_start.reverse");
-	json_t *streams = get_path(root, "start.test_start.num_streams");
-	json_t *blk = get_path(root, "start.test_start.blksize");
+	json_t *proto = jsonpath_get(root, "start.test_start.protocol");
+	json_t *rev = jsonpath_get(root, "start.test_start.reverse");
+	json_t *streams = jsonpath_get(root, "start.test_start.num_streams");
+	json_t *blk = jsonpath_get(root, "start.test_start.blksize");
 	if (!json_is_object(root))
 		rc = err_set(err, TCPSIM_EUSAGE, "%s: not iperf3 JSON (the top level is not an object)",
 			     path);
 	else if (e)
 		rc = err_set(err, TCPSIM_EUSAGE, "%s: iperf3 reported an error: %s", path,
 			     json_is_string(e) ? json_string_value(e) : "(not a string)");
-	else if (!get_path(root, "start.connecting_to"))
+	else if (!jsonpath_get(root, "start.connecting_to"))
 		rc = err_set(err, TCPSIM_EUSAGE,
 			     "%s: not a client's output (no 'start.connecting_to'); give the "
 			     "client's --json",
@@ -177,14 +155,14 @@ static int read_iperf3(const char *path, struct iperf3_result *r, struct tcpsim_
 		rc = err_set(err, TCPSIM_EUSAGE,
 			     "%s: field 'start.test_start.blksize' is not a positive integer", path);
 	if (!rc)
-		rc = need_number(root, path, "end.sum_received.bits_per_second", &r->recv_bps, err);
+		rc = jsonpath_number(root, path, "end.sum_received.bits_per_second", &r->recv_bps, err);
 	if (!rc)
-		rc = need_number(root, path, "end.sum_received.seconds", &r->secs, err);
+		rc = jsonpath_number(root, path, "end.sum_received.seconds", &r->secs, err);
 	if (!rc)
-		rc = need_number(root, path, "end.cpu_utilization_percent.host_total", &r->host_cpu,
+		rc = jsonpath_number(root, path, "end.cpu_utilization_percent.host_total", &r->host_cpu,
 				 err);
 	if (!rc)
-		rc = need_number(root, path, "end.cpu_utilization_percent.remote_total",
+		rc = jsonpath_number(root, path, "end.cpu_utilization_percent.remote_total",
 				 &r->remote_cpu, err);
 	if (!rc && !(r->secs > 0))
 		rc = err_set(err, TCPSIM_EUSAGE, "%s: field 'end.sum_received.seconds' is 0", path);
