@@ -39,8 +39,13 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 	want = t->call_left > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)t->call_left;
 	n = tcp_send_append(sim, c, tc, want, sendfile);
 	if (n == 0) {
-		/* sndbuf full: push what we have and sleep until ACKs free space */
+		/* sndbuf full: push what we have; sk_stream_wait_memory releases
+		 * the socket (the ACKs in its backlog are processed) and sleeps
+		 * if that freed nothing, until ACKs free space */
 		tcp_push(sim, c, tc, true);
+		tcp_writer_release(sim, c, tc);
+		if (tc->wmem_queued < tc->sndbuf)
+			return APP_RAN;
 		tc->sender_waiting = true;
 		sched_block(sim, c, t);
 		return APP_BLOCK;
@@ -56,6 +61,7 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 	t->call_left -= n;
 	if (t->call_left == 0) {
 		tcp_push(sim, c, tc, true);
+		tcp_writer_release(sim, c, tc); /* release_sock */
 		t->in_call = false;
 	}
 	return APP_RAN;
@@ -217,6 +223,28 @@ static enum app_result sendfile_step(struct sim *sim, struct cpu *c, struct task
 	return sender_step(sim, c, t, true);
 }
 
+/* The end of tcp_recvmsg: tcp_cleanup_rbuf, then release_sock. */
+static void receiver_return(struct sim *sim, struct cpu *c, struct task *t)
+{
+	tcp_recv_done(sim, c, t->conn, t->call_done);
+	tcp_reader_release(sim, c, t->conn);
+	t->in_call = false;
+}
+
+/* n bytes copied to the user buffer: the copy (and software checksum)
+ * cost; the call returns once recv_size bytes are in (release_sock). */
+static void receiver_copied(struct sim *sim, struct cpu *c, struct task *t, uint32_t n)
+{
+	const double *cost = c->host->cfg->cost_cycles;
+
+	cpu_charge(sim, c, COST_COPY_BYTE, cost[COST_COPY_BYTE] * n);
+	if (sim->sc->link_type == LINK_NIC && !sim->sc->csum)
+		cpu_charge(sim, c, COST_CSUM_BYTE, cost[COST_CSUM_BYTE] * n);
+	t->call_done += n;
+	if (t->call_done >= sim->sc->recv_size)
+		receiver_return(sim, c, t);
+}
+
 static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task *t)
 {
 	struct tcp_conn *tc = t->conn;
@@ -231,22 +259,28 @@ static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task
 		t->calls++;
 	}
 	want = sim->sc->recv_size - t->call_done;
+	/* frames left to us (prequeue, sk_backlog) first: their TCP work is
+	 * ours, and one that fits is copied straight into our buffer */
+	{
+		int64_t direct = tcp_reader_backlog_one(sim, c, tc, want);
+		if (direct >= 0) {
+			if (direct > 0)
+				receiver_copied(sim, c, t, (uint32_t)direct);
+			return APP_RAN;
+		}
+	}
 	n = tcp_recv_copy(sim, c, tc, want > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)want);
 	if (n == 0) {
 		if (t->call_done > 0) {
-			t->in_call = false; /* return what we have */
+			receiver_return(sim, c, t); /* return what we have */
 			return APP_RAN;
 		}
+		tcp_recv_done(sim, c, tc, 0); /* before sk_wait_data */
 		tc->receiver_waiting = true;
 		sched_block(sim, c, t);
 		return APP_BLOCK;
 	}
-	cpu_charge(sim, c, COST_COPY_BYTE, cost[COST_COPY_BYTE] * n);
-	if (sim->sc->link_type == LINK_NIC && !sim->sc->csum)
-		cpu_charge(sim, c, COST_CSUM_BYTE, cost[COST_CSUM_BYTE] * n);
-	t->call_done += n;
-	if (t->call_done >= sim->sc->recv_size)
-		t->in_call = false;
+	receiver_copied(sim, c, t, n);
 	return APP_RAN;
 }
 

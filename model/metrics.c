@@ -56,6 +56,22 @@ const struct metric_desc metric_table[METRIC_N] = {
 		"segs_per_s / frames_per_s: MSS units per transmitted frame"},
 	[METRIC_ACKS_PER_FRAME] = {"acks_per_frame", NULL, 0, "ACKs/frame",
 		"acks_per_s / frames_per_s"},
+	[METRIC_WAKEUPS_PER_S] = {"wakeups_per_s", NULL, 0, "wakeups/s",
+		"tasks woken from sleep (data arrived, buffer space freed), all CPUs"},
+	[METRIC_SND_WAKEUPS_PER_S] = {"snd_wakeups_per_s", NULL, 0, "wakeups/s",
+		"of those, senders woken because ACKs freed send buffer space"},
+	[METRIC_MIGRATIONS_PER_S] = {"migrations_per_s", NULL, 0, "migrations/s",
+		"tasks moved to another CPU by load balancing or wakeup placement"},
+	[METRIC_OFO_PER_S] = {"ofo_per_s", NULL, 0, "frames/s",
+		"data frames that arrived ahead of rcv_nxt (overtaken on another CPU's backlog)"},
+	[METRIC_ACKS_RX_PER_S] = {"acks_rx_per_s", NULL, 0, "ACKs/s",
+		"ACKs sent on receipt: more than one rcv_mss unacknowledged (__tcp_ack_snd_check)"},
+	[METRIC_ACKS_READ_PER_S] = {"acks_read_per_s", NULL, 0, "ACKs/s",
+		"ACKs sent after recv() copied (tcp_cleanup_rbuf: rcv_mss unacked or window opened)"},
+	[METRIC_ACKS_DELACK_PER_S] = {"acks_delack_per_s", NULL, 0, "ACKs/s",
+		"ACKs sent by the delayed-ACK timer"},
+	[METRIC_ACKS_QUICK_PER_S] = {"acks_quick_per_s", NULL, 0, "ACKs/s",
+		"ACKs sent in quickack mode or as duplicate ACKs for out-of-order data"},
 };
 
 int metric_find(const char *name)

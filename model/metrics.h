@@ -42,6 +42,14 @@ enum metric_id {
 	METRIC_HARDIRQS_PER_S,
 	METRIC_SEGS_PER_FRAME,
 	METRIC_ACKS_PER_FRAME,
+	METRIC_WAKEUPS_PER_S,
+	METRIC_SND_WAKEUPS_PER_S,
+	METRIC_MIGRATIONS_PER_S,
+	METRIC_OFO_PER_S,
+	METRIC_ACKS_RX_PER_S,
+	METRIC_ACKS_READ_PER_S,
+	METRIC_ACKS_DELACK_PER_S,
+	METRIC_ACKS_QUICK_PER_S,
 	METRIC_N
 };
 
@@ -78,6 +86,7 @@ struct metrics {
 	double measured_s;       /* measured interval actually simulated */
 	double warmup_s;
 	int early_stop;          /* 1: stopped once steady */
+	int buffers_settled;     /* 0: autotuning still changed buffers in the measured interval */
 	int batches;
 	double tput_ci_pct;      /* 95% CI half-width of throughput, % of mean */
 	uint64_t events;         /* events executed, warm-up included */

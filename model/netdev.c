@@ -116,6 +116,8 @@ void netdev_rx(struct sim *sim, struct cpu *c, struct skb *skb)
 	uint64_t una = tc->snd_una;
 	bool ack = skb->kind == SKB_ACK;
 
+	if (tcp_defer_to_owner(sim, c, skb))
+		return; /* the owner's process context does the TCP work */
 	if (!ack)
 		cpu_charge(sim, c, COST_RX_FRAME, cost[COST_RX_FRAME]);
 	else
@@ -129,6 +131,7 @@ void netdev_rx(struct sim *sim, struct cpu *c, struct skb *skb)
 	if (ack && sim->sc->sendfile != SENDFILE_LINUX && sim->sc->test == APP_TCP_SENDFILE &&
 	    tc->snd_una > una && tc->sender_waiting) {
 		tc->sender_waiting = false;
+		sim->cnt.snd_wakeups++;
 		sched_wakeup(sim, c, tc->sender, false);
 	}
 }

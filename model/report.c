@@ -262,6 +262,9 @@ static void table_run(FILE *f, const struct scenario *sc, const struct metrics *
 		   "throughput 95%% CI +-%.2f%% of mean, %llu events, seed %llu\n",
 		m->warmup_s, m->measured_s, m->batches, m->early_stop ? "yes" : "no",
 		m->tput_ci_pct, (unsigned long long)m->events, (unsigned long long)sc->seed);
+	if (!m->buffers_settled)
+		fprintf(f, "Warning: autotuning still changed socket buffers during the measured interval; "
+			   "the rates may not be steady (raise run.duration)\n");
 }
 
 int report_table(FILE *f, const struct scenario *sc, const struct metrics *m)
@@ -366,6 +369,7 @@ json_t *report_json_object(const struct scenario *sc, const struct metrics *m)
 	json_object_set_new(o, "measured_s", json_num(m->measured_s));
 	json_object_set_new(o, "warmup_s", json_num(m->warmup_s));
 	json_object_set_new(o, "early_stop", json_boolean(m->early_stop));
+	json_object_set_new(o, "buffers_settled", json_boolean(m->buffers_settled));
 	json_object_set_new(o, "batches", json_integer(m->batches));
 	json_object_set_new(o, "tput_ci_pct", json_num(m->tput_ci_pct));
 	json_object_set_new(o, "events", json_integer((json_int_t)m->events));

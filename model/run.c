@@ -7,6 +7,15 @@
  * the batch-mean throughput (Student t, batch means as in Law & Kelton,
  * "Simulation Modeling and Analysis", ch. 9) is within run.ci_target of the
  * mean, or at run.duration.  Rates are over the measured interval only.
+ *
+ * Autotuning moves a run from one regime to another: a receive buffer that
+ * grows lets the receiver catch up, and the rates after it differ from the
+ * rates before, however steady each looked.  So the measured interval never
+ * spans a change of any connection's sndbuf, rcvbuf, window clamp or
+ * rcv_ssthresh (the growth of the window offered, tcp_grow_window): when
+ * one changes, measurement starts again from that moment (the warm-up is
+ * extended), within the same run.warmup + run.duration budget.  A run whose
+ * buffers never settle is measured over its last batches and says so.
  */
 #include "tcpsim.h"
 
@@ -59,7 +68,23 @@ struct measure {
 	bool early;
 	double ci_pct;
 	sim_ns *sleep_mark;        /* per task: sleep_ns at warm-up end */
+	uint64_t bufsig;           /* buffer_signature() at the start */
+	int restarts;              /* measurement restarted by autotuning */
 };
+
+/* The socket buffers autotuning changes, summed over the connections. */
+static uint64_t buffer_signature(const struct sim *sim)
+{
+	uint64_t sig = 0;
+	for (int i = 0; i < sim->nconns; i++) {
+		const struct tcp_conn *tc = &sim->conns[i];
+		sig = sig * 31 + (uint64_t)tc->sndbuf;
+		sig = sig * 31 + (uint64_t)tc->rcvbuf;
+		sig = sig * 31 + (uint64_t)tc->window_clamp;
+		sig = sig * 31 + (uint64_t)tc->rcv_ssthresh; /* the window offered still growing */
+	}
+	return sig;
+}
 
 static void tick_ev(struct sim *sim, void *obj, uint64_t arg)
 {
@@ -79,11 +104,12 @@ static sim_ns task_sleep_now(const struct sim *sim, const struct task *t)
 
 static void batch_ev(struct sim *sim, void *obj, uint64_t arg);
 
-static void warmup_end_ev(struct sim *sim, void *obj, uint64_t arg)
+static void measure_start(struct sim *sim, struct measure *m)
 {
-	struct measure *m = obj;
-	(void)arg;
 	m->start = sim->now;
+	m->nbatches = 0;
+	m->ci_pct = 0;
+	m->bufsig = buffer_signature(sim);
 	m->mark = sim->cnt;
 	m->batch_mark_bytes = sim->cnt.app_bytes;
 	for (int h = 0; h < sim->nhosts; h++)
@@ -91,6 +117,13 @@ static void warmup_end_ev(struct sim *sim, void *obj, uint64_t arg)
 			sim->hosts[h].cpus[i].mark = sim->hosts[h].cpus[i].acct;
 	for (int i = 0; i < sim->ntasks; i++)
 		m->sleep_mark[i] = task_sleep_now(sim, &sim->tasks[i]);
+}
+
+static void warmup_end_ev(struct sim *sim, void *obj, uint64_t arg)
+{
+	struct measure *m = obj;
+	(void)arg;
+	measure_start(sim, m);
 	sim_at(sim, sim->now + sim->sc->batch_ns, batch_ev, m, 0);
 }
 
@@ -114,6 +147,15 @@ static void batch_ev(struct sim *sim, void *obj, uint64_t arg)
 	struct measure *m = obj;
 	const struct scenario *sc = sim->sc;
 	(void)arg;
+	/* autotuning changed a buffer: the regime may have changed with it.
+	 * Start measuring again if the budget still holds min_batches. */
+	if (buffer_signature(sim) != m->bufsig &&
+	    sim->now + (sim_ns)sc->min_batches * sc->batch_ns <= sc->warmup_ns + sc->duration_ns) {
+		m->restarts++;
+		measure_start(sim, m);
+		sim_at(sim, sim->now + sc->batch_ns, batch_ev, m, 0);
+		return;
+	}
 	if (m->nbatches == m->cap) {
 		m->cap = m->cap ? 2 * m->cap : 64;
 		m->batch_bps = xrealloc(m->batch_bps, (size_t)m->cap * sizeof(*m->batch_bps));
@@ -122,7 +164,7 @@ static void batch_ev(struct sim *sim, void *obj, uint64_t arg)
 	m->batch_mark_bytes = sim->cnt.app_bytes;
 	if (m->nbatches >= 2)
 		m->ci_pct = 100.0 * batch_ci(m->batch_bps, m->nbatches);
-	if (sim->now - m->start + sc->batch_ns > sc->duration_ns) {
+	if (sim->now + sc->batch_ns > sc->warmup_ns + sc->duration_ns) {
 		sim->stop = true;
 		return;
 	}
@@ -212,10 +254,12 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	DELTA(netrx_softirqs); DELTA(timer_softirqs); DELTA(res_ipis); DELTA(cal_ipis); DELTA(hardirqs);
 	DELTA(ticks); DELTA(cs); DELTA(pgalloc); DELTA(pgfree); DELTA(gro_merges); DELTA(backlog_drops);
 	DELTA(wakeups);
-	DELTA(migrations);
+	DELTA(migrations); DELTA(ofo); DELTA(snd_wakeups);
+	DELTA(acks_rx); DELTA(acks_rbuf); DELTA(acks_delack); DELTA(acks_quick);
 #undef DELTA
 	out->measured_s = secs;
-	out->warmup_s = (double)sc->warmup_ns / 1e9;
+	out->warmup_s = (double)ms->start / 1e9; /* extended while autotuning moved buffers */
+	out->buffers_settled = buffer_signature(sim) == ms->bufsig;
 	out->early_stop = ms->early;
 	out->batches = ms->nbatches;
 	out->tput_ci_pct = ms->ci_pct;
@@ -267,6 +311,14 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	out->v[METRIC_WIRE_FRAMES_PER_S] = (double)d.wire_frames / secs;
 	out->v[METRIC_ACKS_PER_S] = (double)d.acks / secs;
 	out->v[METRIC_GRO_MERGES_PER_S] = (double)d.gro_merges / secs;
+	out->v[METRIC_WAKEUPS_PER_S] = (double)d.wakeups / secs;
+	out->v[METRIC_SND_WAKEUPS_PER_S] = (double)d.snd_wakeups / secs;
+	out->v[METRIC_MIGRATIONS_PER_S] = (double)d.migrations / secs;
+	out->v[METRIC_OFO_PER_S] = (double)d.ofo / secs;
+	out->v[METRIC_ACKS_RX_PER_S] = (double)d.acks_rx / secs;
+	out->v[METRIC_ACKS_READ_PER_S] = (double)d.acks_rbuf / secs;
+	out->v[METRIC_ACKS_DELACK_PER_S] = (double)d.acks_delack / secs;
+	out->v[METRIC_ACKS_QUICK_PER_S] = (double)d.acks_quick / secs;
 	if (d.data_frames) {
 		out->v[METRIC_SEGS_PER_FRAME] = (double)d.data_segs / (double)d.data_frames;
 		out->v[METRIC_ACKS_PER_FRAME] = (double)d.acks / (double)d.data_frames;

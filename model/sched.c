@@ -297,8 +297,10 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 	/* place_entity: a sleeper gets at most half a latency of credit */
 	{
 		double floor_v = target->min_vruntime - (double)latency_ns(target) / 2;
-		if (t->cpu != target) /* migrating: vruntime is relative to the old queue */
+		if (t->cpu != target) { /* migrating: vruntime is relative to the old queue */
 			t->vruntime_ns = t->vruntime_ns - t->cpu->min_vruntime + target->min_vruntime;
+			sim->cnt.migrations++;
+		}
 		if (t->vruntime_ns < floor_v)
 			t->vruntime_ns = floor_v;
 	}

@@ -71,6 +71,9 @@ struct counters {
 	uint64_t backlog_drops;
 	uint64_t ofo;              /* frames that arrived ahead of rcv_nxt */
 	uint64_t wakeups;
+	uint64_t snd_wakeups;        /* senders woken by freed buffer space */
+	uint64_t rx_deferred;        /* data frames left to the reader (prequeue, sk_backlog) */
+	uint64_t ack_deferred;       /* ACKs left to the writer (sk_backlog) */
 	uint64_t migrations;         /* tasks moved by load balancing */
 	uint64_t wire_busy_ns[2];    /* NIC: line time used by host h's transmitter */
 };

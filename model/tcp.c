@@ -391,6 +391,8 @@ static void send_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint64
 	sim->dev->xmit(sim, c, skb);
 }
 
+static void rcv_space_adjust(struct sim *sim, struct tcp_conn *tc);
+
 static void delack_fire(struct sim *sim, void *obj, uint64_t arg)
 {
 	struct tcp_conn *tc = obj;
@@ -404,16 +406,15 @@ void tcp_delack_timer(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
 		send_ack(sim, c, tc, &sim->cnt.acks_delack);
 }
 
-/* Queue an in-order skb and learn rcv_mss from it. */
-static void queue_in_order(struct tcp_conn *tc, struct skb *skb)
+/* An in-order skb's sequence space taken: rcv_nxt, rcv_mss, window growth
+ * (tcp_event_data_recv). */
+static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
 {
 	uint32_t seg = skb->gso_size ? skb->gso_size : skb->len;
 
 	if (seg > skb->len)
 		seg = skb->len;
 	tc->rcv_nxt += skb->len;
-	tc->rmem_alloc += skb->truesize;
-	skb_list_push(&tc->rq, skb);
 	/* tcp_grow_window */
 	if (tc->rcv_ssthresh < tc->window_clamp &&
 	    tc->rcv_ssthresh < win_from_space(tc, tc->rcvbuf - tc->rmem_alloc) &&
@@ -423,7 +424,15 @@ static void queue_in_order(struct tcp_conn *tc, struct skb *skb)
 		tc->rcv_mss = (int)min64(seg, tc->advmss);
 }
 
-static void rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb)
+/* Queue an in-order skb and learn rcv_mss from it. */
+static void queue_in_order(struct tcp_conn *tc, struct skb *skb)
+{
+	tc->rmem_alloc += skb->truesize;
+	skb_list_push(&tc->rq, skb);
+	take_in_order(tc, skb);
+}
+
+static void rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb, bool direct)
 {
 	INVARIANT(skb->seq >= tc->rcv_nxt, "conn %d: segment at %llu is old (rcv_nxt %llu): nothing is retransmitted",
 		  tc->id, (unsigned long long)skb->seq, (unsigned long long)tc->rcv_nxt);
@@ -439,7 +448,14 @@ static void rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct
 		send_ack(sim, c, tc, &sim->cnt.acks_quick);
 		return;
 	}
-	queue_in_order(tc, skb);
+	if (direct) { /* tcp_rcv_established: copied to the reader's iovec, never queued */
+		take_in_order(tc, skb);
+		tc->copied_seq += skb->len;
+		sim->cnt.app_bytes += skb->len;
+		skb_free(sim, c, skb);
+	} else {
+		queue_in_order(tc, skb);
+	}
 	while (tc->ofo && tc->ofo->seq == tc->rcv_nxt) {
 		struct skb *o = tc->ofo;
 		tc->ofo = o->next;
@@ -500,6 +516,7 @@ static void rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct 
 		}
 		if (tc->sender_waiting && tc->sndbuf - tc->wmem_queued >= tc->wmem_queued / 2) {
 			tc->sender_waiting = false; /* sk_stream_write_space */
+			sim->cnt.snd_wakeups++;
 			sched_wakeup(sim, c, tc->sender, false);
 		}
 	}
@@ -511,9 +528,72 @@ static void rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct 
 void tcp_rcv(struct sim *sim, struct cpu *c, struct skb *skb)
 {
 	if (skb->kind == SKB_DATA)
-		rcv_data(sim, c, skb->conn, skb);
+		rcv_data(sim, c, skb->conn, skb, false);
 	else
 		rcv_ack(sim, c, skb->conn, skb);
+}
+
+/* ------------------------------------------------------------------ */
+/* socket ownership (tcp.h)                                            */
+
+bool tcp_defer_to_owner(struct sim *sim, struct cpu *c, struct skb *skb)
+{
+	struct tcp_conn *tc = skb->conn;
+
+	if (skb->kind == SKB_DATA) {
+		if (!tc->receiver->in_call)
+			return false;
+		skb_list_push(&tc->rx_backlog, skb);
+		sim->cnt.rx_deferred++;
+		if (tc->receiver_waiting && tc->rx_backlog.len == 1) { /* tcp_prequeue: wake on the first */
+			tc->receiver_waiting = false;
+			sched_wakeup(sim, c, tc->receiver, true);
+		}
+		return true;
+	}
+	/* FreeBSD's tcp_input takes the inpcb lock instead (the sender of the
+	 * FreeBSD rows keeps its own model, app.c) */
+	if (sim->sc->sendfile != SENDFILE_LINUX || !tc->sender->in_call || tc->sender_waiting)
+		return false;
+	skb_list_push(&tc->ack_backlog, skb);
+	sim->cnt.ack_deferred++;
+	return true;
+}
+
+int64_t tcp_reader_backlog_one(struct sim *sim, struct cpu *c, struct tcp_conn *tc, int64_t room)
+{
+	struct skb *skb = skb_list_pop(&tc->rx_backlog);
+	bool direct;
+	uint32_t len;
+
+	if (!skb)
+		return -1;
+	cpu_charge(sim, c, COST_RX_FRAME, c->host->cfg->cost_cycles[COST_RX_FRAME]);
+	/* the fast path's direct copy: the reader has read everything queued
+	 * (copied_seq == rcv_nxt) and the frame fits in what recv() still wants */
+	len = skb->len;
+	direct = skb->seq == tc->rcv_nxt && tc->copied_seq == tc->rcv_nxt && (int64_t)len <= room;
+	rcv_data(sim, c, tc, skb, direct);
+	if (direct) {
+		rcv_space_adjust(sim, tc);
+		check_conn(tc);
+	}
+	return direct ? (int64_t)len : 0;
+}
+
+void tcp_reader_release(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
+{
+	while (tcp_reader_backlog_one(sim, c, tc, 0) >= 0)
+		;
+}
+
+void tcp_writer_release(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
+{
+	struct skb *skb;
+	while ((skb = skb_list_pop(&tc->ack_backlog)) != NULL) {
+		cpu_charge(sim, c, COST_ACK_RX, c->host->cfg->cost_cycles[COST_ACK_RX]);
+		rcv_ack(sim, c, tc, skb);
+	}
 }
 
 /* tcp_rcv_space_adjust: grow rcvbuf to twice what the application read in
@@ -583,9 +663,14 @@ uint32_t tcp_recv_copy(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint
 		skb_free(sim, c, skb);
 	}
 	rcv_space_adjust(sim, tc);
-	cleanup_rbuf(sim, c, tc, n);
 	check_conn(tc);
 	return n;
+}
+
+void tcp_recv_done(struct sim *sim, struct cpu *c, struct tcp_conn *tc, int64_t copied)
+{
+	cleanup_rbuf(sim, c, tc, copied > UINT32_MAX ? UINT32_MAX : (uint32_t)copied);
+	check_conn(tc);
 }
 
 /* ------------------------------------------------------------------ */

@@ -31,8 +31,21 @@
  * shrink, or in quickack mode; otherwise arm the delayed-ACK timer.
  * rcv_mss is learnt from the frame's gso_size (tcp_measure_rcv_mss), which
  * is why a 3-segment loopback frame is ACKed at once and a 1-segment one
- * waits for the next.  After recv() copies, tcp_cleanup_rbuf ACKs a pending
+ * waits for the next.  When a recv() call ends, tcp_cleanup_rbuf ACKs a pending
  * ACK over one rcv_mss or a window that doubled.
+ *
+ * Socket ownership (tcp_v4_rcv, tcp_prequeue, release_sock; 3.6): a frame
+ * for a socket whose task is inside a call on it is not processed by the
+ * softirq that received it but queued for that task, which runs the TCP
+ * receive work (and the ACKs it sends, and for a writer the transmits the
+ * ACKs allow) in its own process context: netserver sleeping in recv()
+ * has installed itself as the prequeue reader and is woken by the first
+ * frame; one that is copying owns the socket and finds the frames in its
+ * backlog at release_sock; a netperf sender inside sendfile() finds its
+ * ACKs there when the call ends or before it sleeps for memory.  Only a
+ * writer asleep for memory (or between calls) has its ACKs processed in
+ * softirq, where the data they release goes out at once and is delivered
+ * in the same NET_RX run.
  *
  * Receive states: ack idle -> (data, not enough) ACK PENDING + delack armed
  *   -> (more data / copy / timer) ACK sent -> ack idle.
@@ -96,6 +109,8 @@ struct tcp_conn {
 	struct evq_timer delack_tm;
 	struct cpu *delack_cpu;
 	bool receiver_waiting;       /* blocked in sk_wait_data */
+	struct skb_list rx_backlog;  /* data for a reader inside recv(): prequeue / sk_backlog */
+	struct skb_list ack_backlog; /* ACKs for a writer inside send(): sk_backlog */
 	uint64_t space_seq;          /* rcvq_space.seq (autotuning) */
 	int64_t space_bytes;         /* rcvq_space.space */
 	sim_ns space_time;
@@ -117,9 +132,30 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 /* Receive side, process context on c: copy up to `max` bytes from the
  * receive queue; returns bytes copied (0: queue empty). */
 uint32_t tcp_recv_copy(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint32_t max);
+/* tcp_cleanup_rbuf, once per recv() call as tcp_recvmsg does (at its end,
+ * and before it sleeps): ACK a pending ACK over one rcv_mss, or a window
+ * that `copied` bytes opened a lot. */
+void tcp_recv_done(struct sim *sim, struct cpu *c, struct tcp_conn *tc, int64_t copied);
 
 /* Input, softirq context on c: a data frame or an ACK for tc. */
 void tcp_rcv(struct sim *sim, struct cpu *c, struct skb *skb);
+
+/* tcp_v4_rcv's choice (softirq on c): true if skb was queued for the
+ * socket's owner -- the reader is inside recv() (sleeping: prequeue, woken
+ * by the first frame; running or preempted: sk_backlog) or a Linux writer
+ * is inside send() and not asleep (sk_backlog) -- and is then processed in
+ * that task's process context; false if softirq processes it now. */
+bool tcp_defer_to_owner(struct sim *sim, struct cpu *c, struct skb *skb);
+/* The reader processes one frame of its rx_backlog (tcp_prequeue_process,
+ * __release_sock) on c: -1 if there was none; else the bytes it copied
+ * straight into the reader's buffer (tcp_rcv_established's direct copy,
+ * when the reader had read everything and the frame fits in `room`), 0 if
+ * the frame went to the receive queue instead.  The caller charges the
+ * copy. */
+int64_t tcp_reader_backlog_one(struct sim *sim, struct cpu *c, struct tcp_conn *tc, int64_t room);
+/* release_sock by the reader / the writer: process all of its backlog. */
+void tcp_reader_release(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
+void tcp_writer_release(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
 
 /* The delayed-ACK timer fired; runs in softirq context on c. */
 void tcp_delack_timer(struct sim *sim, struct cpu *c, struct tcp_conn *tc);

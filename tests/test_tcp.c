@@ -238,8 +238,11 @@ static void test_unread_data_defers_the_ack_to_the_reader(void **state)
 	tcp_rcv(&st.sim, st.c, last(&st));
 	assert_int_equal(st.cap.n, 1); /* __tcp_ack_snd_check: the window would shrink */
 	assert_true(st.tc->ack_pending);
-	/* recv() copies it: tcp_cleanup_rbuf sends the pending ACK */
+	/* recv() copies it; the copy alone sends nothing ... */
 	assert_int_equal(tcp_recv_copy(&st.sim, st.c, st.tc, 1 << 20), 16384 * 3);
+	assert_int_equal(st.cap.n, 1);
+	/* ... the end of the call does: tcp_cleanup_rbuf sends the pending ACK */
+	tcp_recv_done(&st.sim, st.c, st.tc, 16384 * 3);
 	assert_int_equal(st.cap.n, 2);
 	assert_int_equal(last(&st)->kind, SKB_ACK);
 	assert_true(st.sim.cnt.acks_rbuf == 1);
