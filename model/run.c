@@ -256,6 +256,7 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	DELTA(wakeups);
 	DELTA(migrations); DELTA(ofo); DELTA(snd_wakeups);
 	DELTA(acks_rx); DELTA(acks_rbuf); DELTA(acks_delack); DELTA(acks_quick);
+	DELTA(retrans_segs); DELTA(recoveries); DELTA(undos);
 #undef DELTA
 	out->measured_s = secs;
 	out->warmup_s = (double)ms->start / 1e9; /* extended while autotuning moved buffers */
@@ -319,6 +320,9 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	out->v[METRIC_ACKS_READ_PER_S] = (double)d.acks_rbuf / secs;
 	out->v[METRIC_ACKS_DELACK_PER_S] = (double)d.acks_delack / secs;
 	out->v[METRIC_ACKS_QUICK_PER_S] = (double)d.acks_quick / secs;
+	out->v[METRIC_RETRANS_SEGS_PER_S] = (double)d.retrans_segs / secs;
+	out->v[METRIC_RECOVERIES_PER_S] = (double)d.recoveries / secs;
+	out->v[METRIC_UNDOS_PER_S] = (double)d.undos / secs;
 	if (d.data_frames) {
 		out->v[METRIC_SEGS_PER_FRAME] = (double)d.data_segs / (double)d.data_frames;
 		out->v[METRIC_ACKS_PER_FRAME] = (double)d.acks / (double)d.data_frames;

@@ -86,6 +86,7 @@ struct scenario {
 	int64_t rmem_default, rmem_max;
 	bool timestamps;
 	int init_cwnd;            /* segments */
+	int reordering;           /* tcp_reordering, segments */
 	enum cc_algo cc;
 	sim_ns delack_min_ns;     /* TCP_DELACK_MIN */
 	sim_ns delack_max_ns;     /* TCP_DELACK_MAX */

@@ -70,6 +70,10 @@ struct counters {
 	uint64_t gro_merges;
 	uint64_t backlog_drops;
 	uint64_t ofo;              /* frames that arrived ahead of rcv_nxt */
+	uint64_t dup_frames;       /* frames (or parts) that arrived twice */
+	uint64_t recoveries;       /* fast retransmits (entries into recovery) */
+	uint64_t retrans_segs;     /* segments retransmitted */
+	uint64_t undos;            /* recoveries undone by D-SACK (spurious) */
 	uint64_t wakeups;
 	uint64_t snd_wakeups;        /* senders woken by freed buffer space */
 	uint64_t rx_deferred;        /* data frames left to the reader (prequeue, sk_backlog) */

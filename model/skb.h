@@ -39,6 +39,10 @@ struct skb {
 	uint64_t seq;            /* first byte */
 	uint64_t ack_seq;        /* ACK: cumulative ack */
 	uint64_t wnd_end;        /* ACK: right edge of the advertised window */
+	uint64_t sack_hi;        /* ACK: highest byte SACKed beyond ack_seq (0: no SACK block) */
+	bool dsack;              /* ACK: reports data received twice (D-SACK) */
+	bool retrans;            /* data: a retransmission (not on the write queue) */
+	sim_ns sent_at;          /* write queue: when it was handed to the device */
 	struct skb *orig;        /* clone: the write-queue skb it shares memory with */
 	int refs;                /* original: references to the slab object */
 	int alloc_cpu;

@@ -16,8 +16,11 @@
  *  - write space: sk_stream_write_space wakes a writer once free space is
  *    at least half of what is queued (sk_stream_min_wspace).
  *  - CUBIC: RFC 8312 (C = 0.4, beta = 0.7).
- * No loss, reordering or retransmission is modelled: loopback and the
- * clean LAN of the reports drop nothing.
+ *  - loss recovery: tcp_time_to_recover, tcp_update_scoreboard (FACK),
+ *    tcp_try_undo_recovery, tcp_packet_delayed, tcp_undo_cwr (tcp_input.c);
+ *    CUBIC's beta 717/1024 (tcp_cubic.c); tcp_should_expand_sndbuf.
+ * Nothing is ever lost: loopback and the clean LAN of the reports drop
+ * nothing; what is retransmitted is data overtaken on another backlog.
  */
 #include "tcp.h"
 
@@ -211,8 +214,10 @@ uint32_t tcp_send_append(struct sim *sim, struct cpu *c, struct tcp_conn *tc, ui
 
 	(void)zerocopy;
 	if (!tail || tail->sent || tail->len >= (uint32_t)goal) {
-		if (tc->wmem_queued >= tc->sndbuf)
+		if (tc->wmem_queued >= tc->sndbuf) {
+			tc->nospace = true;
 			return 0; /* !sk_stream_memory_free */
+		}
 		tail = skb_alloc(sim, c, SKB_DATA);
 		tail->conn = tc;
 		tail->seq = tc->write_seq;
@@ -327,6 +332,7 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 			split_skb(sim, c, tc, skb, (uint32_t)limit);
 		}
 		skb->sent = true;
+		skb->sent_at = sim->now;
 		tc->snd_nxt = skb->seq + skb->len;
 		if (skb->len % (uint32_t)tc->mss_bytes)
 			tc->snd_sml = tc->snd_nxt; /* tcp_minshall_update */
@@ -381,6 +387,11 @@ static void send_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint64
 	skb->conn = tc;
 	skb->ack_seq = tc->rcv_nxt;
 	skb->wnd_end = tc->rcv_nxt + (uint64_t)new_win;
+	for (const struct skb *o = tc->ofo; o; o = o->next) /* the SACK blocks' reach */
+		if (o->seq + o->len > skb->sack_hi)
+			skb->sack_hi = o->seq + o->len;
+	skb->dsack = tc->dsack_pending;
+	tc->dsack_pending = false;
 	skb->dst_host = tc->snd_host;
 	tc->ack_pending = false;
 	evq_timer_cancel(&tc->delack_tm);
@@ -434,17 +445,38 @@ static void queue_in_order(struct tcp_conn *tc, struct skb *skb)
 
 static void rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb, bool direct)
 {
-	INVARIANT(skb->seq >= tc->rcv_nxt, "conn %d: segment at %llu is old (rcv_nxt %llu): nothing is retransmitted",
-		  tc->id, (unsigned long long)skb->seq, (unsigned long long)tc->rcv_nxt);
+	if (skb->seq + skb->len <= tc->rcv_nxt) {
+		/* all of it came before (a retransmission and its overtaken
+		 * original): drop it, D-SACK at once (tcp_send_dupack) */
+		sim->cnt.dup_frames++;
+		tc->dsack_pending = true;
+		skb_free(sim, c, skb);
+		send_ack(sim, c, tc, &sim->cnt.acks_quick);
+		return;
+	}
+	if (skb->seq < tc->rcv_nxt) { /* partly old: keep the new part, D-SACK the rest */
+		uint32_t cut = (uint32_t)(tc->rcv_nxt - skb->seq);
+		sim->cnt.dup_frames++;
+		tc->dsack_pending = true;
+		skb->seq += cut;
+		skb->len -= cut;
+		direct = false;
+	}
 	if (skb->seq > tc->rcv_nxt) {
-		/* ahead of a frame still in another CPU's backlog: hold it, dup-ACK */
+		/* ahead of a frame still in another CPU's backlog: hold it, ACK at
+		 * once with a SACK block, and ACK quickly from now on
+		 * (tcp_enter_quickack_mode) */
 		struct skb **pp = &tc->ofo;
+		int64_t q = (int64_t)tc->rcv_wnd / (2 * tc->rcv_mss);
 		while (*pp && (*pp)->seq < skb->seq)
 			pp = &(*pp)->next;
 		skb->next = *pp;
 		*pp = skb;
 		tc->rmem_alloc += skb->truesize;
 		sim->cnt.ofo++;
+		q = min64(max64(q, 2), TCP_MAX_QUICKACKS);
+		if (tc->quick < q)
+			tc->quick = (int)q;
 		send_ack(sim, c, tc, &sim->cnt.acks_quick);
 		return;
 	}
@@ -456,10 +488,21 @@ static void rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct
 	} else {
 		queue_in_order(tc, skb);
 	}
-	while (tc->ofo && tc->ofo->seq == tc->rcv_nxt) {
+	while (tc->ofo && tc->ofo->seq <= tc->rcv_nxt) { /* tcp_ofo_queue */
 		struct skb *o = tc->ofo;
 		tc->ofo = o->next;
 		tc->rmem_alloc -= o->truesize;
+		if (o->seq + o->len <= tc->rcv_nxt) { /* covered meanwhile */
+			sim->cnt.dup_frames++;
+			tc->dsack_pending = true;
+			skb_free(sim, c, o);
+			continue;
+		}
+		if (o->seq < tc->rcv_nxt) {
+			uint32_t cut = (uint32_t)(tc->rcv_nxt - o->seq);
+			o->seq += cut;
+			o->len -= cut;
+		}
 		queue_in_order(tc, o);
 	}
 
@@ -470,7 +513,7 @@ static void rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct
 	/* __tcp_ack_snd_check */
 	if (tc->rcv_nxt - tc->rcv_wup > (uint64_t)tc->rcv_mss && tcp_select_window_now(tc) >= tc->rcv_wnd) {
 		send_ack(sim, c, tc, &sim->cnt.acks_rx);
-	} else if (tc->quick > 0) {
+	} else if (tc->quick > 0 || tc->ofo || tc->dsack_pending) {
 		send_ack(sim, c, tc, &sim->cnt.acks_quick);
 	} else if (!tc->ack_pending) {
 		sim_ns ato = sim->sc->ato_min_ns;
@@ -481,6 +524,116 @@ static void rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct
 		tc->ack_pending = true;
 		tc->delack_cpu = c;
 		evq_timer_arm(&sim->evq, &tc->delack_tm, sim->now + ato, delack_fire, tc, 0);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* loss recovery (tcp.h)                                               */
+
+static double cc_beta(const struct tcp_conn *tc)
+{
+	return tc->cc == &tcp_cubic ? 717.0 / 1024.0 : 0.5;
+}
+
+/* tcp_retransmit_skb of `len` bytes at snd_una: the write-queue skb is
+ * still referenced by its clone in flight, so the copy is a new skb
+ * (pskb_copy). */
+static void retransmit(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint32_t len)
+{
+	struct skb *r = skb_alloc(sim, c, SKB_DATA);
+	r->conn = tc;
+	r->dst_host = tc->rcv_host;
+	r->seq = tc->snd_una;
+	r->len = len;
+	r->truesize += (int)len;
+	r->retrans = true;
+	r->segs = (uint16_t)segs_of(tc, len);
+	r->gso_size = r->segs > 1 ? (uint32_t)tc->mss_bytes : 0;
+	sim->cnt.retrans_segs += r->segs;
+	sim->dev->xmit(sim, c, r);
+}
+
+/* tcp_time_to_recover with FACK: more than tcp_reordering segments from
+ * snd_una to the highest SACKed byte.  Enter recovery, retransmit the
+ * head of the hole, reduce the window. */
+static void sack_check(struct sim *sim, struct cpu *c, struct tcp_conn *tc, const struct skb *ack)
+{
+	uint32_t fackets, lost, hole_segs;
+	uint64_t hole_end = tc->snd_nxt;
+
+	if (tc->in_recovery || ack->sack_hi <= tc->snd_una)
+		return;
+	fackets = segs_of(tc, ack->sack_hi - tc->snd_una);
+	if (fackets <= (uint32_t)sim->sc->reordering)
+		return;
+	/* the hole: from snd_una to the first frame the receiver holds; the
+	 * model's ACK carries the reach of the SACK blocks, and the hole is
+	 * the frames sent but neither ACKed nor SACKed below it */
+	for (const struct skb *s = tc->wq.head; s && s->sent; s = s->next)
+		if (s->seq >= tc->snd_una && s->seq + s->len <= ack->sack_hi && s->seq > tc->snd_una) {
+			hole_end = s->seq;
+			break;
+		}
+	hole_segs = segs_of(tc, hole_end - tc->snd_una);
+	lost = fackets - (uint32_t)sim->sc->reordering;
+	if (lost > hole_segs)
+		lost = hole_segs;
+	if (lost < 1)
+		lost = 1;
+	sim->cnt.recoveries++;
+	tc->in_recovery = true;
+	for (const struct skb *s = tc->wq.head; s && s->sent; s = s->next)
+		if (s->seq + s->len > tc->snd_una) {
+			tc->hole_sent_at = s->sent_at;
+			break;
+		}
+	tc->high_seq = tc->snd_nxt;
+	if (!tc->undo_marker) { /* a new episode: remember what undo restores */
+		tc->prior_cwnd = tc->snd_cwnd;
+		tc->prior_ssthresh = tc->snd_ssthresh;
+		tc->undo_retrans = 0;
+	}
+	tc->undo_marker = true;
+	tc->undo_retrans++;
+	tc->retrans_stamp = sim->now;
+	tc->snd_ssthresh = fmax(tc->snd_cwnd * cc_beta(tc), 2);
+	/* CUBIC: the window it fell from (fast convergence), a new epoch */
+	tc->cubic_wmax = tc->snd_cwnd < tc->cubic_wmax ? tc->snd_cwnd * (1 + cc_beta(tc)) / 2 : tc->snd_cwnd;
+	tc->cubic_epoch = -1;
+	tc->snd_cwnd = tc->snd_ssthresh;
+	retransmit(sim, c, tc, (uint32_t)min64((int64_t)lost * tc->mss_bytes, (int64_t)(hole_end - tc->snd_una)));
+}
+
+/* tcp_undo_cwr: the reduction was spurious. */
+static void undo_reduction(struct sim *sim, struct tcp_conn *tc)
+{
+	sim->cnt.undos++;
+	if (tc->snd_cwnd < tc->prior_cwnd)
+		tc->snd_cwnd = tc->prior_cwnd;
+	if (tc->snd_ssthresh < tc->prior_ssthresh)
+		tc->snd_ssthresh = tc->prior_ssthresh;
+	tc->undo_marker = false;
+	tc->undo_retrans = 0;
+}
+
+/* After snd_una moved (or a D-SACK came): leave recovery once high_seq is
+ * passed, undoing if every retransmission was D-SACKed or the hole's frame
+ * was sent in an earlier jiffy than the retransmission
+ * (tcp_try_undo_recovery, tcp_packet_delayed). */
+static void recovery_update(struct sim *sim, struct tcp_conn *tc, const struct skb *ack)
+{
+	if (ack->dsack && tc->undo_marker && tc->undo_retrans > 0) {
+		tc->undo_retrans--;
+		if (tc->undo_retrans == 0 && tc->in_recovery) /* tcp_try_undo_dsack */
+			undo_reduction(sim, tc);
+	}
+	if (tc->in_recovery && tc->snd_una >= tc->high_seq) {
+		sim_ns jiffy = NS_PER_S / tc->snd_host->cfg->hz;
+		tc->in_recovery = false;
+		if (tc->undo_marker &&
+		    (tc->undo_retrans == 0 || (sim->sc->timestamps && tc->hole_sent_at / jiffy < tc->retrans_stamp / jiffy)))
+			undo_reduction(sim, tc);
+		tc->undo_marker = false; /* a D-SACK in the open state undoes nothing (3.6) */
 	}
 }
 
@@ -504,22 +657,33 @@ static void rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct 
 				skb_frag_release(sim, c, tc, skb->len);
 			skb_free(sim, c, skb);
 		}
-		if (tc->cwnd_limited) {
+		if (tc->cwnd_limited && !tc->in_recovery) {
 			tc->cc->cong_avoid(sim, tc, segs_of(tc, acked));
 			tc->cwnd_limited = false;
 		}
-		if (!tc->sndbuf_locked) { /* tcp_sndbuf_expand */
+		/* tcp_new_space: a writer that ran out of space gets a bigger
+		 * sndbuf unless the congestion window is full
+		 * (tcp_should_expand_sndbuf) */
+		if (tc->nospace && !tc->sndbuf_locked &&
+		    (double)segs_of(tc, tc->snd_nxt - tc->snd_una) < tc->snd_cwnd) {
 			int64_t per_seg = tc->mss_bytes + sim->sc->skb_overhead_bytes;
-			int64_t want = 2 * (int64_t)tc->snd_cwnd * per_seg;
+			double demanded = fmax(tc->snd_cwnd, sim->sc->reordering + 1);
+			int64_t want = 2 * (int64_t)demanded * per_seg;
 			if (want > tc->sndbuf)
 				tc->sndbuf = min64(want, sim->sc->wmem_max);
 		}
-		if (tc->sender_waiting && tc->sndbuf - tc->wmem_queued >= tc->wmem_queued / 2) {
-			tc->sender_waiting = false; /* sk_stream_write_space */
-			sim->cnt.snd_wakeups++;
-			sched_wakeup(sim, c, tc->sender, false);
+		if (tc->sndbuf - tc->wmem_queued >= tc->wmem_queued / 2) { /* sk_stream_write_space */
+			tc->nospace = false;
+			if (tc->sender_waiting) {
+				tc->sender_waiting = false;
+				sim->cnt.snd_wakeups++;
+				sched_wakeup(sim, c, tc->sender, false);
+			}
 		}
 	}
+	recovery_update(sim, tc, ack);
+	if (ack_seq == tc->snd_una)
+		sack_check(sim, c, tc, ack);
 	skb_free(sim, c, ack);
 	tcp_push(sim, c, tc, true); /* tcp_data_snd_check */
 	check_conn(tc);

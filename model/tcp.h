@@ -21,12 +21,33 @@
  * smaller than the one offered (so unread data defers the ACK to the
  * reader's tcp_cleanup_rbuf or the timer).
  *
- * Receiver: in-order data is queued.  No loss is modelled, but frames of
- * one connection sent from two CPUs can overtake each other on loopback
- * (each CPU has its own backlog), so a frame ahead of rcv_nxt waits in the
- * out-of-order queue and is answered by an immediate duplicate ACK, as
- * tcp_data_queue does; the sender ignores duplicate ACKs (no fast
- * retransmit: nothing was lost).  The ACK policy is __tcp_ack_snd_check: ACK at once
+ * Receiver: in-order data is queued.  Nothing is lost, but frames of one
+ * connection sent from two CPUs can overtake each other on loopback (each
+ * CPU has its own backlog), so a frame ahead of rcv_nxt waits in the
+ * out-of-order queue and is answered at once by a duplicate ACK with a
+ * SACK block (and quickack mode), as tcp_data_queue does; data that
+ * arrives twice is dropped and D-SACKed.
+ *
+ * Sender, loss recovery as 3.6 with SACK and FACK: when a duplicate ACK
+ * SACKs data so far above snd_una that more than tcp_reordering segments
+ * lie between (fackets_out > reordering, tcp_time_to_recover), the hole is
+ * taken for lost: fast retransmit of its first fackets_out - reordering
+ * segments (at most the hole), ssthresh = cwnd * beta (CUBIC 717/1024,
+ * Reno 1/2) and cwnd = ssthresh (where PRR ends).  Recovery ends when
+ * snd_una passes high_seq; it is undone (cwnd and ssthresh back) only if
+ * every retransmission was D-SACKed by then, or the timestamps show the
+ * hole's frame was sent in an earlier jiffy than the retransmission
+ * (tcp_packet_delayed).  On loopback the overtaken frame fills the hole
+ * microseconds later, before the retransmission's D-SACK and in the same
+ * jiffy, so such a spurious retransmit keeps its reduction.  A 3-segment
+ * frame overtaking another is enough at MTU 16436 (fackets_out 4 or more);
+ * a 1-segment 64 KB frame is not (Linux commit 0cf833aefaa8).  A filled
+ * hole that was retransmitted does not raise tp->reordering
+ * (tcp_clean_rtx_queue), so the threshold stays tcp.reordering.  sndbuf
+ * grows (tcp_new_space) only for a writer that ran out of space and only
+ * while fewer than cwnd segments are in flight (tcp_should_expand_sndbuf).
+ *
+ * The ACK policy is __tcp_ack_snd_check: ACK at once
  * when more than one rcv_mss is unacknowledged and the window would not
  * shrink, or in quickack mode; otherwise arm the delayed-ACK timer.
  * rcv_mss is learnt from the frame's gso_size (tcp_measure_rcv_mss), which
@@ -90,6 +111,16 @@ struct tcp_conn {
 	double cubic_wmax, cubic_k;  /* CUBIC state (RFC 8312) */
 	sim_ns cubic_epoch;
 	bool sender_waiting;         /* blocked in sk_stream_wait_memory */
+	bool nospace;                /* SOCK_NOSPACE: the writer found sndbuf full */
+	/* loss recovery (SACK, FACK, D-SACK undo; tcp_input.c 3.6) */
+	bool in_recovery;            /* TCP_CA_Recovery */
+	uint64_t high_seq;           /* snd_nxt when recovery began */
+	double prior_cwnd, prior_ssthresh;
+	int undo_retrans;            /* retransmissions not yet reported D-SACKed */
+	bool undo_marker;            /* a reduction that D-SACKs may still undo */
+	sim_ns retrans_stamp;        /* when the first retransmission went */
+	sim_ns hole_sent_at;         /* when the frame at snd_una was first sent */
+	bool dsack_pending;          /* receiver: the next ACK carries a D-SACK */
 	uint32_t frag_left;          /* bytes left in the socket page frag */
 	uint64_t frag_freed;         /* bytes freed not yet making a whole frag */
 

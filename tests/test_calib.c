@@ -68,7 +68,7 @@ static int fake_run(const struct scenario *sc, struct metrics *m, struct tcpsim_
 /* ---- helpers ------------------------------------------------------------------ */
 
 static const char *const settings[][2] = {
-	{"1500", "4K"}, {"9000", "1K"}, {"16436", "16K"}, {"65536", "64K"},
+	{"4000", "8K"}, {"9000", "1K"}, {"16436", "16K"}, {"65536", "64K"},
 };
 
 /* Simulate LO_CFG with overrides ov and the true costs; fill a recorded run. */
@@ -375,7 +375,7 @@ static void test_scoped_parameter(void **state)
 		add_synthetic_tx(&rs, fake_run, id, settings[i][0], settings[i][1], 1.0, i < 2 ? truth_tx : 30000);
 	}
 	assert_int_equal(calib_runs_build(&cr, &rs, NULL, false, &err), TCPSIM_OK);
-	setup_fit(&cs, &cr, fake_run, "cost.copy_byte,cost.tx_frame@app.send_size=4K|1024,cost.syscall");
+	setup_fit(&cs, &cr, fake_run, "cost.copy_byte,cost.tx_frame@app.send_size=8K|1024,cost.syscall");
 	assert_string_equal(cs.par[1].scope_key, "app.send_size");
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(calib_param_applies(&cs.par[1], &cr.base[i]), i < 2);
@@ -410,7 +410,7 @@ static void test_train_where(void **state)
 	synthetic_set(&rs, fake_run, 4, -1);
 	assert_int_equal(calib_runs_build(&cr, &rs, NULL, false, &err), TCPSIM_OK);
 	/* values compare as config prints them: 16384 is the run's 16K */
-	assert_int_equal(calib_parse_train_where(&cr, "app.send_size=4096,16384", train, &err), TCPSIM_OK);
+	assert_int_equal(calib_parse_train_where(&cr, "app.send_size=8192,16384", train, &err), TCPSIM_OK);
 	assert_true(train[0] && !train[1] && train[2] && !train[3]);
 
 	setup_fit(&cs, &cr, fake_run, "cost.copy_byte");

@@ -7,7 +7,9 @@
  * The stories are the mechanism of Linux commit 0cf833aefaa8 at the level
  * of single frames: with MTU 16436 a 3-segment frame is ACKed at once; with
  * MTU 65536 a 1-segment frame is not, the second one is, and a lone frame
- * is ACKed by the delayed-ACK timer after tcp.ato_min.
+ * is ACKed by the delayed-ACK timer after tcp.ato_min.  And the commit's
+ * second claim: a 3-segment frame that overtakes another is enough for a
+ * (spurious) fast retransmit and a window reduction; a 64 KB one is not.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -250,6 +252,91 @@ static void test_unread_data_defers_the_ack_to_the_reader(void **state)
 	story_end(&st);
 }
 
+/* Two frames sent; the second overtakes the first (another CPU's backlog)
+ * and the receiver's SACK reaches the sender before the first arrives.
+ * Returns the sender's cwnd at the end; *rec and *undo count recoveries
+ * and undos.  `gap_ns`: time between sending and the SACK (the jiffy of the
+ * retransmission against that of the original decides tcp_packet_delayed). */
+static double overtaken_story(const char *mtu, const char *reordering, sim_ns gap_ns, uint64_t *rec, uint64_t *undo)
+{
+	struct story st;
+	struct skb *f1, *f2, *sack, *ack, *re = NULL;
+	struct tcpsim_err err = {0};
+	double cwnd;
+	int n;
+
+	story_begin(&st, mtu);
+	assert_int_equal(config_set(&st.sc, "tcp.reordering", reordering, "test", &err), 0);
+	n = st.tc->size_goal_bytes;
+	tcp_send_append(&st.sim, st.c, st.tc, (uint32_t)n, true);
+	tcp_send_append(&st.sim, st.c, st.tc, (uint32_t)n, true);
+	assert_int_equal(st.cap.n, 2);
+	f1 = st.cap.skb[0];
+	f2 = st.cap.skb[1];
+	cwnd = st.tc->snd_cwnd;
+	st.sim.now += gap_ns;
+	/* f2 first: out of order, an immediate duplicate ACK with a SACK block */
+	tcp_rcv(&st.sim, st.c, f2);
+	assert_int_equal(st.cap.n, 3);
+	sack = last(&st);
+	assert_int_equal(sack->kind, SKB_ACK);
+	assert_true(sack->ack_seq == 0);
+	assert_true(sack->sack_hi == (uint64_t)2 * n);
+	tcp_rcv(&st.sim, st.c, sack);
+	if (st.sim.cnt.recoveries) {
+		/* fast retransmit of the hole's first segments, window reduced */
+		assert_int_equal(st.cap.n, 4);
+		re = last(&st);
+		assert_true(re->kind == SKB_DATA && re->retrans && re->seq == 0);
+		assert_true(st.tc->snd_cwnd < cwnd);
+	} else {
+		assert_int_equal(st.cap.n, 3);
+		assert_true(st.tc->snd_cwnd == cwnd);
+	}
+	/* the overtaken original fills the hole: everything is ACKed */
+	tcp_rcv(&st.sim, st.c, f1);
+	ack = last(&st);
+	assert_int_equal(ack->kind, SKB_ACK);
+	assert_true(ack->ack_seq == (uint64_t)2 * n);
+	tcp_rcv(&st.sim, st.c, ack);
+	if (re) {
+		/* the retransmission arrives as a duplicate: D-SACKed, too late */
+		int before = st.cap.n;
+		tcp_rcv(&st.sim, st.c, re);
+		assert_int_equal(st.cap.n, before + 1);
+		ack = last(&st);
+		assert_true(ack->dsack);
+		tcp_rcv(&st.sim, st.c, ack);
+	}
+	*rec = st.sim.cnt.recoveries;
+	*undo = st.sim.cnt.undos;
+	cwnd = st.tc->snd_cwnd;
+	story_end(&st);
+	return cwnd;
+}
+
+static void test_overtaking_3_segment_frame_is_a_spurious_fast_retransmit(void **state)
+{
+	uint64_t rec, undo;
+	double cwnd;
+	(void)state;
+
+	/* 16436: 6 segments SACKed/in flight above snd_una, 4 or more > 3 */
+	cwnd = overtaken_story("16436", "3", 0, &rec, &undo);
+	assert_true(rec == 1 && undo == 0);
+	assert_true(cwnd == 10 * 717.0 / 1024.0); /* CUBIC's beta, kept: the D-SACK came after the recovery */
+	/* 65536: the overtaking frame is one segment, fackets_out 2 */
+	cwnd = overtaken_story("65536", "3", 0, &rec, &undo);
+	assert_true(rec == 0 && cwnd == 10);
+	/* tcp_reordering raised: the same 16436 story is no loss */
+	cwnd = overtaken_story("16436", "127", 0, &rec, &undo);
+	assert_true(rec == 0 && cwnd == 10);
+	/* sent in one jiffy, retransmitted in the next: the timestamps show
+	 * the original was only delayed, and the reduction is undone */
+	cwnd = overtaken_story("16436", "3", 5 * 1000 * 1000, &rec, &undo);
+	assert_true(rec == 1 && undo == 1 && cwnd == 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_nagle_holds_short_tail_while_in_flight),
 		cmocka_unit_test(test_frames_respect_the_receive_window),
 		cmocka_unit_test(test_unread_data_defers_the_ack_to_the_reader),
+		cmocka_unit_test(test_overtaking_3_segment_frame_is_a_spurious_fast_retransmit),
 	};
 	return cmocka_run_group_tests_name("tcp stories", tests, NULL, NULL);
 }
