@@ -282,6 +282,20 @@ static bool use_wakelist(const struct sim *sim, const struct cpu *waker, const s
 	       (!share_cache(waker, target) || idle);
 }
 
+/* Linux 3.0 to 5.7 (ttwu_queue, sched_feat TTWU_QUEUE, commit 317f394160e9)
+ * queue a remote wakeup on the target's wake_list and send it the
+ * scheduler IPI, which counts as RES whether or not the wakee preempts;
+ * since 3.5 only across last-level caches (commit 518cd6234178, "sched:
+ * Only queue remote wakeups when crossing cache boundaries"), within one
+ * the waker activates the task itself and sends RES only to preempt. */
+static bool use_ttwu_queue(const struct cpu *waker, const struct cpu *target)
+{
+	const struct host *h = target->host;
+	if (!waker || waker == target || !host_kernel_at_least(h, 3, 0) || host_kernel_at_least(h, 5, 8))
+		return false;
+	return !host_kernel_at_least(h, 3, 5) || !share_cache(waker, target);
+}
+
 void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 {
 	struct cpu *target;
@@ -312,7 +326,13 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 			double cur_v = cur->vruntime_ns + (double)(sim->now - target->exec_start);
 			preempt = cur_v - t->vruntime_ns > (double)wakeup_gran_ns(target);
 		}
-		if (use_wakelist(sim, waker, target, was_idle)) {
+		if (use_ttwu_queue(waker, target)) {
+			cpu_charge(sim, waker, COST_IPI_SEND, waker->host->cfg->cost_cycles[COST_IPI_SEND]);
+			sim->cnt.res_ipis++;
+			cpu_raise_irq(sim, target, IRQ_IPI_RES, NULL);
+			if (preempt)
+				target->need_resched = true;
+		} else if (use_wakelist(sim, waker, target, was_idle)) {
 			cpu_charge(sim, waker, COST_IPI_SEND, waker->host->cfg->cost_cycles[COST_IPI_SEND]);
 			sim->cnt.cal_ipis++;
 			cpu_raise_irq(sim, target, IRQ_IPI_CAL, NULL);
