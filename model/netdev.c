@@ -21,11 +21,12 @@
 #include "tcp.h"
 #include "util.h"
 
-/* netif_rx would drop the frame; the model has no loss recovery, so a run
+/* netif_rx would drop the frame; the model recovers only from frames that
+ * arrive out of order (nothing is lost: no retransmission timer), so a run
  * that overflows the backlog cannot go on. */
 static void backlog_overflow(struct sim *sim, struct cpu *c)
 {
-	sim_fail(sim, "[link] backlog: %d packets overflowed on cpu%d; drops and retransmission are not modelled, "
+	sim_fail(sim, "[link] backlog: %d packets overflowed on cpu%d; drops (and timeout retransmission) are not modelled, "
 		      "raise link.backlog", sim->sc->backlog_max, c->id);
 }
 
