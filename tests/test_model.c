@@ -231,6 +231,34 @@ static void test_gso_always_on_since_4_13(void **state)
 	assert_true(old.host_cat_pct[0][COST_TX_SEG] == 0);
 }
 
+/* Autotuning grows the buffers during the first tens of ms of a run: the
+ * measured interval starts after the last change, or the run says that it
+ * could not find one. */
+static void test_measurement_waits_for_autotuning(void **state)
+{
+	struct scenario sc;
+	struct metrics shortrun, longrun;
+	struct tcpsim_err err = {0};
+	(void)state;
+	config_defaults(&sc);
+	if (config_load(&sc, "scenarios/loopback-64k.cfg", &err))
+		fail_msg("%s", err.msg);
+	set(&sc, "app.instances", "1");
+	set(&sc, "run.warmup", "1ms");
+	set(&sc, "run.batch", "2ms");
+	set(&sc, "run.duration", "20ms");
+	run(&sc, &shortrun);
+	set(&sc, "run.duration", "2s");
+	run(&sc, &longrun);
+	/* 20 ms are not enough: measured from the warm-up as asked, and flagged */
+	assert_true(shortrun.warmup_s == 0.001);
+	assert_false(shortrun.buffers_settled);
+	/* with room to wait, the warm-up is extended past the last change */
+	assert_true(longrun.warmup_s > 0.005);
+	assert_true(longrun.buffers_settled);
+	assert_true(longrun.measured_s >= 10 * 0.002);
+}
+
 static void test_determinism(void **state)
 {
 	struct metrics a, b, c;
@@ -277,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_mtu_mechanism),
 		cmocka_unit_test(test_wakeup_ipis_by_kernel_era),
 		cmocka_unit_test(test_gso_always_on_since_4_13),
+		cmocka_unit_test(test_measurement_waits_for_autotuning),
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_lkp_directions),
 	};
