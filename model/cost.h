@@ -26,7 +26,8 @@ enum cost_id {
 	COST_PAGE_FREE,    /* per 4 KB page given back */
 	COST_TX_FRAME,     /* tcp_transmit_skb..dev_queue_xmit, per frame */
 	COST_TX_SEG,       /* per segment cut in software (GSO without TSO) */
-	COST_RX_FRAME,     /* netif_receive_skb..tcp_v4_rcv, per frame */
+	COST_RX_FRAME,     /* netif_receive_skb..tcp_v4_rcv's socket lookup, per frame (softirq) */
+	COST_RX_TCP,       /* tcp_v4_do_rcv of a data frame, paid by the socket's owner */
 	COST_RX_SEG,       /* per wire frame taken off the RX ring (NIC) */
 	COST_ACK_TX,       /* build and send a pure ACK */
 	COST_ACK_RX,       /* tcp_ack() on an incoming ACK */

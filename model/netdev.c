@@ -117,10 +117,13 @@ void netdev_rx(struct sim *sim, struct cpu *c, struct skb *skb)
 	uint64_t una = tc->snd_una;
 	bool ack = skb->kind == SKB_ACK;
 
+	/* the IP layer and the socket lookup run here, in the softirq */
+	if (!ack)
+		cpu_charge(sim, c, COST_RX_FRAME, cost[COST_RX_FRAME]);
 	if (tcp_defer_to_owner(sim, c, skb))
 		return; /* the owner's process context does the TCP work */
 	if (!ack)
-		cpu_charge(sim, c, COST_RX_FRAME, cost[COST_RX_FRAME]);
+		cpu_charge(sim, c, COST_RX_TCP, cost[COST_RX_TCP]);
 	else
 		cpu_charge(sim, c, COST_ACK_RX, cost[COST_ACK_RX]);
 	tcp_rcv(sim, c, skb); /* frees an ACK skb */

@@ -732,7 +732,7 @@ int64_t tcp_reader_backlog_one(struct sim *sim, struct cpu *c, struct tcp_conn *
 
 	if (!skb)
 		return -1;
-	cpu_charge(sim, c, COST_RX_FRAME, c->host->cfg->cost_cycles[COST_RX_FRAME]);
+	cpu_charge(sim, c, COST_RX_TCP, c->host->cfg->cost_cycles[COST_RX_TCP]);
 	/* the fast path's direct copy: the reader has read everything queued
 	 * (copied_seq == rcv_nxt) and the frame fits in what recv() still wants */
 	len = skb->len;

@@ -241,7 +241,7 @@ static void test_gro_fewer_acks_less_receive_cpu(void **state)
 	expect_within(on.v[METRIC_HARDIRQS_PER_S], off.v[METRIC_HARDIRQS_PER_S], 0.05, "hardirqs/s, GRO on vs off");
 	expect_within(on.v[METRIC_NETRX_SOFTIRQS_PER_S], off.v[METRIC_NETRX_SOFTIRQS_PER_S], 0.05,
 		      "NET_RX softirqs/s, GRO on vs off");
-	expect_below(off.v[METRIC_WAKEUPS_PER_S], off.v[METRIC_FRAMES_PER_S] / 4, "reader wakeups vs frames, GRO off");
+	expect_below(off.v[METRIC_WAKEUPS_PER_S], off.v[METRIC_FRAMES_PER_S], "reader wakeups vs frames, GRO off");
 	/* LRO is the same mechanism in the model */
 	expect_within(lro.v[METRIC_ACKS_PER_S], on.v[METRIC_ACKS_PER_S], 0.001, "ACKs/s, LRO vs GRO");
 	expect_within(lro.v[METRIC_GRO_MERGES_PER_S], on.v[METRIC_GRO_MERGES_PER_S], 0.001, "merges/s, LRO vs GRO");
@@ -259,7 +259,7 @@ static void test_gro_unloads_a_cpu_bound_receiver(void **state)
 	assert_int_equal(off.bottleneck, BOTTLENECK_CPU);
 	assert_int_equal(off.bottleneck_host, 1);
 	assert_int_equal(on.bottleneck, BOTTLENECK_WIRE);
-	expect_below(off.v[METRIC_THROUGHPUT_MBPS], 0.8 * on.v[METRIC_THROUGHPUT_MBPS], "throughput, GRO off vs on");
+	expect_below(off.v[METRIC_THROUGHPUT_MBPS], 0.9 * on.v[METRIC_THROUGHPUT_MBPS], "throughput, GRO off vs on");
 	/* the reader, inside recv() all the time, does the TCP receive work
 	 * of the frames itself (prequeue, socket backlog): the receiving
 	 * CPU's time is mostly process context, and GRO leaves it less of it */
