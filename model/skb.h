@@ -39,6 +39,7 @@ struct skb {
 	uint64_t seq;            /* first byte */
 	uint64_t ack_seq;        /* ACK: cumulative ack */
 	uint64_t wnd_end;        /* ACK: right edge of the advertised window */
+	uint64_t sack_lo;        /* ACK: first byte SACKed beyond ack_seq (the hole's end) */
 	uint64_t sack_hi;        /* ACK: highest byte SACKed beyond ack_seq (0: no SACK block) */
 	bool dsack;              /* ACK: reports data received twice (D-SACK) */
 	bool retrans;            /* data: a retransmission (not on the write queue) */

@@ -387,7 +387,9 @@ static void send_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint64
 	skb->conn = tc;
 	skb->ack_seq = tc->rcv_nxt;
 	skb->wnd_end = tc->rcv_nxt + (uint64_t)new_win;
-	for (const struct skb *o = tc->ofo; o; o = o->next) /* the SACK blocks' reach */
+	if (tc->ofo) /* the SACK blocks' reach; the queue is sorted by seq */
+		skb->sack_lo = tc->ofo->seq;
+	for (const struct skb *o = tc->ofo; o; o = o->next)
 		if (o->seq + o->len > skb->sack_hi)
 			skb->sack_hi = o->seq + o->len;
 	skb->dsack = tc->dsack_pending;
@@ -559,21 +561,14 @@ static void retransmit(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint
 static void sack_check(struct sim *sim, struct cpu *c, struct tcp_conn *tc, const struct skb *ack)
 {
 	uint32_t fackets, lost, hole_segs;
-	uint64_t hole_end = tc->snd_nxt;
+	uint64_t hole_end = ack->sack_lo;
 
 	if (tc->in_recovery || ack->sack_hi <= tc->snd_una)
 		return;
 	fackets = segs_of(tc, ack->sack_hi - tc->snd_una);
 	if (fackets <= (uint32_t)sim->sc->reordering)
 		return;
-	/* the hole: from snd_una to the first frame the receiver holds; the
-	 * model's ACK carries the reach of the SACK blocks, and the hole is
-	 * the frames sent but neither ACKed nor SACKed below it */
-	for (const struct skb *s = tc->wq.head; s && s->sent; s = s->next)
-		if (s->seq >= tc->snd_una && s->seq + s->len <= ack->sack_hi && s->seq > tc->snd_una) {
-			hole_end = s->seq;
-			break;
-		}
+	/* the hole: from snd_una to the first byte the receiver holds */
 	hole_segs = segs_of(tc, hole_end - tc->snd_una);
 	lost = fackets - (uint32_t)sim->sc->reordering;
 	if (lost > hole_segs)
