@@ -72,7 +72,7 @@ const struct metric_desc metric_table[METRIC_N] = {
 		"ACKs sent by the delayed-ACK timer"},
 	[METRIC_ACKS_QUICK_PER_S] = {"acks_quick_per_s", NULL, 0, "ACKs/s",
 		"ACKs sent in quickack mode or as duplicate ACKs for out-of-order data"},
-	[METRIC_RETRANS_SEGS_PER_S] = {"retrans_segs_per_s", "netstat.Tcp.RetransSegs", 0, "segs/s",
+	[METRIC_RETRANS_SEGS_PER_S] = {"retrans_segs_per_s", NULL, 0, "segs/s",
 		"segments retransmitted (fast retransmit of overtaken data: nothing is lost)"},
 	[METRIC_RECOVERIES_PER_S] = {"recoveries_per_s", NULL, 0, "recoveries/s",
 		"fast retransmits: entries into recovery, each a congestion window reduction"},
