@@ -16,7 +16,6 @@
 
 #include "cpu.h"
 #include "netdev_nic.h"
-#include "sched.h"
 #include "skb.h"
 #include "tcp.h"
 #include "util.h"
@@ -133,9 +132,6 @@ void netdev_rx(struct sim *sim, struct cpu *c, struct skb *skb)
 	 * water mark itself (app.c).  Linux wakes it only once a third of the
 	 * buffer is free (sk_stream_write_space, in tcp.c). */
 	if (ack && sim->sc->sendfile != SENDFILE_LINUX && sim->sc->test == APP_TCP_SENDFILE &&
-	    tc->snd_una > una && tc->sender_waiting) {
-		tc->sender_waiting = false;
-		sim->cnt.snd_wakeups++;
-		sched_wakeup(sim, c, tc->sender, false);
-	}
+	    tc->snd_una > una)
+		tcp_wake_writer(sim, c, tc);
 }

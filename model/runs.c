@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "csvread.h"
 #include "util.h"
 
 enum run_col {
@@ -326,39 +327,15 @@ struct runs_reader {
 	const struct run_set *existing;  /* checked for duplicate ids */
 	struct run_set got;              /* rows read so far */
 
-	int line;                        /* line of the byte being fed */
 	int rec_line;                    /* line where the current record began */
-	int in_record;
-
-	char **fields;                   /* fields of the current record */
-	int nf, capf;
+	char **fields;                   /* fields of the current record (csvread's) */
+	int nf;
 
 	int ncols;                       /* 0 until the header is read */
 	char **colname;
 	enum run_col *coltype;
 	int *colmetric;
 };
-
-static void reader_clear_fields(struct runs_reader *rd)
-{
-	for (int i = 0; i < rd->nf; i++)
-		free(rd->fields[i]);
-	rd->nf = 0;
-}
-
-static void on_field(void *s, size_t len, void *data)
-{
-	struct runs_reader *rd = data;
-	if (rd->nf == rd->capf) {
-		rd->capf = rd->capf ? 2 * rd->capf : 32;
-		rd->fields = xrealloc(rd->fields, (size_t)rd->capf * sizeof(rd->fields[0]));
-	}
-	char *f = xmalloc(len + 1);
-	if (len)
-		memcpy(f, s, len);
-	f[len] = '\0';
-	rd->fields[rd->nf++] = f;
-}
 
 static int read_header(struct runs_reader *rd)
 {
@@ -502,23 +479,18 @@ static int read_row(struct runs_reader *rd)
 	return TCPSIM_OK;
 }
 
-static void on_record(int c, void *data)
+static int on_record(void *data, struct csvread_rec *rec, struct tcpsim_err *err)
 {
 	struct runs_reader *rd = data;
-	rd->in_record = 0;
-	if (!rd->err->code) {
-		if (rd->ncols == 0)
-			read_header(rd);
-		else
-			read_row(rd);
-	}
-	reader_clear_fields(rd);
+	(void)err; /* rd->err */
+	rd->fields = rec->field;
+	rd->nf = rec->n;
+	rd->rec_line = rec->line;
+	return rd->ncols == 0 ? read_header(rd) : read_row(rd);
 }
 
 static void reader_release(struct runs_reader *rd)
 {
-	reader_clear_fields(rd);
-	free(rd->fields);
 	for (int c = 0; c < rd->ncols; c++)
 		free(rd->colname[c]);
 	free(rd->colname);
@@ -529,50 +501,12 @@ static void reader_release(struct runs_reader *rd)
 
 int runs_load(struct run_set *rs, const char *path, struct tcpsim_err *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return err_set(err, TCPSIM_EIO, "cannot open recorded runs '%s': %s", path,
-			       strerror(errno));
-	struct csv_parser p;
-	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
-		fclose(f);
-		return err_set(err, TCPSIM_EIO, "%s: cannot set up the CSV parser", path);
-	}
 	struct tcpsim_err local;
 	err_clear(&local);
-	struct runs_reader rd = {
-		.path = path, .err = &local, .existing = rs, .line = 1, .rec_line = 1,
-	};
+	struct runs_reader rd = {.path = path, .err = &local, .existing = rs};
 	runs_init(&rd.got);
 
-	int ch;
-	while (!local.code && (ch = getc(f)) != EOF) {
-		unsigned char b = (unsigned char)ch;
-		if (!rd.in_record && b != ' ' && b != '\t' && b != '\r' && b != '\n') {
-			rd.in_record = 1;
-			rd.rec_line = rd.line;
-		}
-		if (csv_parse(&p, &b, 1, on_field, on_record, &rd) != 1 && !local.code)
-			err_set(&local, TCPSIM_EUSAGE,
-				"%s:%d: malformed CSV: a quote inside an unquoted field, or text "
-				"after a closing quote",
-				path, rd.line);
-		if (b == '\n')
-			rd.line++;
-	}
-	if (!local.code && ferror(f))
-		err_set(&local, TCPSIM_EIO, "cannot read recorded runs '%s': %s", path,
-			strerror(errno));
-	if (!local.code && csv_fini(&p, on_field, on_record, &rd) != 0 && !local.code)
-		err_set(&local, TCPSIM_EUSAGE,
-			"%s:%d: unterminated quoted field (the file ends inside quotes)", path,
-			rd.rec_line);
-	if (!local.code && rd.ncols == 0)
-		err_set(&local, TCPSIM_EUSAGE, "%s:1: empty file (expected a header line)", path);
-	csv_free(&p);
-	fclose(f);
-
-	if (local.code) {
+	if (csvread_file(path, "recorded runs", on_record, &rd, &local)) {
 		reader_release(&rd);
 		return err_set(err, local.code, "%s", local.msg);
 	}

@@ -257,27 +257,33 @@ static struct cpu *select_cpu(struct cpu *waker, struct task *t, bool sync)
 	return target;
 }
 
-static void resched_cpu(struct sim *sim, struct cpu *waker, struct cpu *target, bool was_idle)
+/* One IPI from `from` (charged the send, if a CPU sends it) to `to`. */
+static void send_ipi(struct sim *sim, struct cpu *from, struct cpu *to, enum irq_kind kind)
+{
+	if (from)
+		cpu_charge(sim, from, COST_IPI_SEND, from->host->cfg->cost_cycles[COST_IPI_SEND]);
+	if (kind == IRQ_IPI_RES)
+		sim->cnt.res_ipis++;
+	else
+		sim->cnt.cal_ipis++;
+	cpu_raise_irq(sim, to, kind, NULL);
+}
+
+static void resched_cpu(struct sim *sim, struct cpu *waker, struct cpu *target)
 {
 	if (target->need_resched)
 		return; /* already flagged: no second IPI (resched_curr) */
 	target->need_resched = true;
-	if (target == waker)
-		return;
-	if (waker)
-		cpu_charge(sim, waker, COST_IPI_SEND, waker->host->cfg->cost_cycles[COST_IPI_SEND]);
-	(void)was_idle;
-	sim->cnt.res_ipis++;
-	cpu_raise_irq(sim, target, IRQ_IPI_RES, NULL);
+	if (target != waker)
+		send_ipi(sim, waker, target, IRQ_IPI_RES);
 }
 
 /* Since Linux 5.8 (ttwu_queue_wakelist, ttwu_queue_cond) a remote wakeup
  * is queued on the target's wake list and sent as a function-call IPI
  * (CAL) when the target is in another LLC or idle; the target then
  * activates the task and reschedules itself, so no RES follows. */
-static bool use_wakelist(const struct sim *sim, const struct cpu *waker, const struct cpu *target, bool idle)
+static bool use_wakelist(const struct cpu *waker, const struct cpu *target, bool idle)
 {
-	(void)sim;
 	return waker && waker != target && host_kernel_at_least(target->host, 5, 8) &&
 	       (!share_cache(waker, target) || idle);
 }
@@ -326,20 +332,15 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 			double cur_v = cur->vruntime_ns + (double)(sim->now - target->exec_start);
 			preempt = cur_v - t->vruntime_ns > (double)wakeup_gran_ns(target);
 		}
-		if (use_ttwu_queue(waker, target)) {
-			cpu_charge(sim, waker, COST_IPI_SEND, waker->host->cfg->cost_cycles[COST_IPI_SEND]);
-			sim->cnt.res_ipis++;
-			cpu_raise_irq(sim, target, IRQ_IPI_RES, NULL);
-			if (preempt)
-				target->need_resched = true;
-		} else if (use_wakelist(sim, waker, target, was_idle)) {
-			cpu_charge(sim, waker, COST_IPI_SEND, waker->host->cfg->cost_cycles[COST_IPI_SEND]);
-			sim->cnt.cal_ipis++;
-			cpu_raise_irq(sim, target, IRQ_IPI_CAL, NULL);
+		/* queued on the target's wake list: the IPI is sent whether or
+		 * not the wakee preempts (RES before 5.8, CAL since) */
+		bool queued_res = use_ttwu_queue(waker, target);
+		if (queued_res || use_wakelist(waker, target, was_idle)) {
+			send_ipi(sim, waker, target, queued_res ? IRQ_IPI_RES : IRQ_IPI_CAL);
 			if (preempt)
 				target->need_resched = true;
 		} else if (preempt) {
-			resched_cpu(sim, waker, target, was_idle);
+			resched_cpu(sim, waker, target);
 		}
 	}
 	if (target != waker)

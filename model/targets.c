@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <csv.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
 #include "calib.h"
+#include "csvread.h"
 #include "util.h"
 
 static const char *const kind_names[] = {
@@ -47,39 +47,23 @@ struct treader {
 	struct target_set *ts;
 	struct tcpsim_err *err;
 	const char *path;
-	int line, rec_line, in_record;
-	char *fields[TC_N + 8];
+	int rec_line;
+	char **fields;            /* the current record's (csvread's), blanks trimmed */
 	int nf;
 	int col[TC_N + 8];        /* column index -> enum tcol */
 	int ncols;
 	int have[TC_N];
 };
 
-static void clear_fields(struct treader *rd)
+/* Trim blanks around a field, in place. */
+static void trim(char *f)
 {
-	for (int i = 0; i < rd->nf; i++)
-		free(rd->fields[i]);
-	rd->nf = 0;
-}
-
-static void on_field(void *s, size_t len, void *data)
-{
-	struct treader *rd = data;
-	if (rd->nf == (int)ARRAY_SIZE(rd->fields)) {
-		err_set(rd->err, TCPSIM_EUSAGE, "%s:%d: too many fields", rd->path, rd->rec_line);
-		return;
-	}
-	char *f = xmalloc(len + 1);
-	memcpy(f, s, len);
-	f[len] = '\0';
-	/* trim blanks */
-	char *a = f, *e = f + len;
+	char *a = f, *e = f + strlen(f);
 	while (*a == ' ' || *a == '\t')
 		a++;
 	while (e > a && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
 		*--e = '\0';
 	memmove(f, a, strlen(a) + 1);
-	rd->fields[rd->nf++] = f;
 }
 
 static int read_header(struct treader *rd)
@@ -170,17 +154,17 @@ static int read_row(struct treader *rd)
 	return TCPSIM_OK;
 }
 
-static void on_record(int c, void *data)
+static int on_record(void *data, struct csvread_rec *rec, struct tcpsim_err *err)
 {
 	struct treader *rd = data;
-	rd->in_record = 0;
-	if (!rd->err->code) {
-		if (rd->ncols == 0)
-			read_header(rd);
-		else
-			read_row(rd);
-	}
-	clear_fields(rd);
+	if (rec->n > (int)ARRAY_SIZE(rd->col))
+		return err_set(err, TCPSIM_EUSAGE, "%s:%d: too many fields", rd->path, rec->line);
+	for (int i = 0; i < rec->n; i++)
+		trim(rec->field[i]);
+	rd->fields = rec->field;
+	rd->nf = rec->n;
+	rd->rec_line = rec->line;
+	return rd->ncols == 0 ? read_header(rd) : read_row(rd);
 }
 
 void targets_free(struct target_set *ts)
@@ -198,41 +182,12 @@ void targets_free(struct target_set *ts)
 
 int targets_load(struct target_set *ts, const char *path, struct tcpsim_err *err)
 {
-	FILE *f = fopen(path, "rb");
-	struct csv_parser p;
 	struct tcpsim_err local = {0};
-	struct treader rd = {.ts = ts, .err = &local, .path = path, .line = 1, .rec_line = 1};
-	int ch;
+	struct treader rd = {.ts = ts, .err = &local, .path = path};
 
 	memset(ts, 0, sizeof(*ts));
-	if (!f)
-		return err_set(err, TCPSIM_EIO, "cannot open targets '%s': %s", path, strerror(errno));
-	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
-		fclose(f);
-		return err_set(err, TCPSIM_EIO, "%s: cannot set up the CSV parser", path);
-	}
 	ts->file = xstrdup(path);
-	while (!local.code && (ch = getc(f)) != EOF) {
-		unsigned char b = (unsigned char)ch;
-		if (!rd.in_record && b != ' ' && b != '\t' && b != '\r' && b != '\n') {
-			rd.in_record = 1;
-			rd.rec_line = rd.line;
-		}
-		if (csv_parse(&p, &b, 1, on_field, on_record, &rd) != 1 && !local.code)
-			err_set(&local, TCPSIM_EUSAGE, "%s:%d: malformed CSV (a stray quote)", path, rd.line);
-		if (b == '\n')
-			rd.line++;
-	}
-	if (!local.code && ferror(f))
-		err_set(&local, TCPSIM_EIO, "cannot read targets '%s': %s", path, strerror(errno));
-	if (!local.code && csv_fini(&p, on_field, on_record, &rd) != 0)
-		err_set(&local, TCPSIM_EUSAGE, "%s:%d: unterminated quoted field", path, rd.rec_line);
-	if (!local.code && rd.ncols == 0)
-		err_set(&local, TCPSIM_EUSAGE, "%s:1: empty file (expected a header line)", path);
-	clear_fields(&rd);
-	csv_free(&p);
-	fclose(f);
-	if (local.code) {
+	if (csvread_file(path, "targets", on_record, &rd, &local)) {
 		targets_free(ts);
 		return err_set(err, local.code, "%s", local.msg);
 	}

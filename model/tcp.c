@@ -529,6 +529,15 @@ static void rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct
 	}
 }
 
+void tcp_wake_writer(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
+{
+	if (!tc->sender_waiting)
+		return;
+	tc->sender_waiting = false;
+	sim->cnt.snd_wakeups++;
+	sched_wakeup(sim, c, tc->sender, false);
+}
+
 /* ------------------------------------------------------------------ */
 /* loss recovery (tcp.h)                                               */
 
@@ -669,11 +678,7 @@ static void rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct 
 		}
 		if (tc->sndbuf - tc->wmem_queued >= tc->wmem_queued / 2) { /* sk_stream_write_space */
 			tc->nospace = false;
-			if (tc->sender_waiting) {
-				tc->sender_waiting = false;
-				sim->cnt.snd_wakeups++;
-				sched_wakeup(sim, c, tc->sender, false);
-			}
+			tcp_wake_writer(sim, c, tc);
 		}
 	}
 	recovery_update(sim, tc, ack);

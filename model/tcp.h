@@ -188,6 +188,9 @@ int64_t tcp_reader_backlog_one(struct sim *sim, struct cpu *c, struct tcp_conn *
 void tcp_reader_release(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
 void tcp_writer_release(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
 
+/* Wake a writer asleep in sk_stream_wait_memory (if it is). */
+void tcp_wake_writer(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
+
 /* The delayed-ACK timer fired; runs in softirq context on c. */
 void tcp_delack_timer(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
 

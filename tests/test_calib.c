@@ -122,6 +122,26 @@ static void synthetic_set(struct run_set *rs, calib_run_fn run, int n, int outli
 	}
 }
 
+/* A synthetic run set and the calibration's view of it, made and freed together. */
+struct syn {
+	struct run_set rs;
+	struct calib_runs cr;
+};
+
+static void syn_begin(struct syn *sy, calib_run_fn run, int n, int outlier)
+{
+	struct tcpsim_err err = {0};
+	memset(&sy->cr, 0, sizeof(sy->cr));
+	synthetic_set(&sy->rs, run, n, outlier);
+	assert_int_equal(calib_runs_build(&sy->cr, &sy->rs, NULL, false, &err), TCPSIM_OK);
+}
+
+static void syn_end(struct syn *sy)
+{
+	calib_runs_free(&sy->cr);
+	runs_free(&sy->rs);
+}
+
 static void setup_fit(struct calib_setup *cs, const struct calib_runs *cr, calib_run_fn run, const char *keys)
 {
 	struct tcpsim_err err = {0};
@@ -142,22 +162,20 @@ static void assert_within(double got, double want, double rel)
 
 static void test_recover_known_costs(void **state)
 {
-	struct run_set rs;
-	struct calib_runs cr = {0};
+	struct syn sy;
 	struct calib_setup cs;
 	struct calib_result res;
 	struct tcpsim_err err = {0};
 	(void)state;
 
-	synthetic_set(&rs, tcpsim_run, 4, -1);
-	assert_int_equal(calib_runs_build(&cr, &rs, NULL, false, &err), TCPSIM_OK);
-	setup_fit(&cs, &cr, tcpsim_run, "cost.copy_byte,cost.tx_frame,cost.syscall");
+	syn_begin(&sy, tcpsim_run, 4, -1);
+	setup_fit(&cs, &sy.cr, tcpsim_run, "cost.copy_byte,cost.tx_frame,cost.syscall");
 	/* the start is the scenario's, 14-20% off the truth */
 	assert_within(cs.par[0].start, 1.2, 1e-12);
 	assert_within(cs.par[1].start, 24000, 1e-12);
 	assert_within(cs.par[2].start, 3300, 1e-12);
 
-	int rc = calib_fit(&cs, &cr, NULL, &res, &err);
+	int rc = calib_fit(&cs, &sy.cr, NULL, &res, &err);
 	if (rc != TCPSIM_OK)
 		fail_msg("fit failed: %s", err.msg);
 	assert_true(res.converged);
@@ -173,8 +191,7 @@ static void test_recover_known_costs(void **state)
 			assert_true(res.ci_lo[j] <= res.value[j] && res.value[j] <= res.ci_hi[j]);
 	}
 	calib_result_free(&res);
-	calib_runs_free(&cr);
-	runs_free(&rs);
+	syn_end(&sy);
 }
 
 /* Same seed, same parameters: byte-identical metrics, whatever the threads. */
@@ -201,18 +218,16 @@ static void test_batch_deterministic(void **state)
 
 static void test_fake_recovery_and_profile(void **state)
 {
-	struct run_set rs;
-	struct calib_runs cr = {0};
+	struct syn sy;
 	struct calib_setup cs;
 	struct calib_result res;
 	struct tcpsim_err err = {0};
 	char dir[] = "/tmp/test_calib.XXXXXX", path[128];
 	(void)state;
 
-	synthetic_set(&rs, fake_run, 4, -1);
-	assert_int_equal(calib_runs_build(&cr, &rs, NULL, false, &err), TCPSIM_OK);
-	setup_fit(&cs, &cr, fake_run, "cost.copy_byte,cost.tx_frame,cost.syscall");
-	assert_int_equal(calib_fit(&cs, &cr, NULL, &res, &err), TCPSIM_OK);
+	syn_begin(&sy, fake_run, 4, -1);
+	setup_fit(&cs, &sy.cr, fake_run, "cost.copy_byte,cost.tx_frame,cost.syscall");
+	assert_int_equal(calib_fit(&cs, &sy.cr, NULL, &res, &err), TCPSIM_OK);
 	assert_within(res.value[0], truth_copy, 1e-4);
 	assert_within(res.value[1], truth_tx, 1e-4);
 	assert_within(res.value[2], truth_sys, 1e-4);
@@ -223,7 +238,7 @@ static void test_fake_recovery_and_profile(void **state)
 	/* a scan of starts: the solver starts from the best, and still recovers */
 	struct calib_result res2;
 	cs.starts = 8;
-	assert_int_equal(calib_fit(&cs, &cr, NULL, &res2, &err), TCPSIM_OK);
+	assert_int_equal(calib_fit(&cs, &sy.cr, NULL, &res2, &err), TCPSIM_OK);
 	assert_int_equal(res2.starts_tried, 8);
 	assert_true(res2.chisq0 <= res2.chisq_start);
 	assert_within(res2.value[0], truth_copy, 1e-4);
@@ -250,59 +265,51 @@ static void test_fake_recovery_and_profile(void **state)
 	assert_int_equal(rmdir(dir), 0);   /* empty: no temp file left */
 
 	calib_result_free(&res);
-	calib_runs_free(&cr);
-	runs_free(&rs);
+	syn_end(&sy);
 }
 
 static void test_fake_at_bound(void **state)
 {
-	struct run_set rs;
-	struct calib_runs cr = {0};
+	struct syn sy;
 	struct calib_setup cs;
 	struct calib_result res;
 	struct tcpsim_err err = {0};
 	(void)state;
 
-	synthetic_set(&rs, fake_run, 4, -1);
-	assert_int_equal(calib_runs_build(&cr, &rs, NULL, false, &err), TCPSIM_OK);
+	syn_begin(&sy, fake_run, 4, -1);
 	/* the truth (1.4) is above the bounds the user allows */
-	setup_fit(&cs, &cr, fake_run, "cost.copy_byte=0.5:1.3,cost.tx_frame");
-	assert_int_equal(calib_fit(&cs, &cr, NULL, &res, &err), TCPSIM_OK);
+	setup_fit(&cs, &sy.cr, fake_run, "cost.copy_byte=0.5:1.3,cost.tx_frame");
+	assert_int_equal(calib_fit(&cs, &sy.cr, NULL, &res, &err), TCPSIM_OK);
 	assert_int_equal(res.at_bound[0], 1);
 	assert_int_equal(res.at_bound[1], 0);
 	assert_true(res.value[0] <= 1.3 && res.value[0] > 1.25);
 	calib_result_free(&res);
-	calib_runs_free(&cr);
-	runs_free(&rs);
+	syn_end(&sy);
 }
 
 static void test_fake_no_convergence(void **state)
 {
-	struct run_set rs;
-	struct calib_runs cr = {0};
+	struct syn sy;
 	struct calib_setup cs;
 	struct calib_result res;
 	struct tcpsim_err err = {0};
 	(void)state;
 
-	synthetic_set(&rs, fake_run, 4, -1);
-	assert_int_equal(calib_runs_build(&cr, &rs, NULL, false, &err), TCPSIM_OK);
-	setup_fit(&cs, &cr, fake_run, "cost.copy_byte,cost.tx_frame,cost.syscall");
+	syn_begin(&sy, fake_run, 4, -1);
+	setup_fit(&cs, &sy.cr, fake_run, "cost.copy_byte,cost.tx_frame,cost.syscall");
 	cs.max_iter = 1;
-	assert_int_equal(calib_fit(&cs, &cr, NULL, &res, &err), TCPSIM_EFIT);
+	assert_int_equal(calib_fit(&cs, &sy.cr, NULL, &res, &err), TCPSIM_EFIT);
 	assert_false(res.converged);
 	assert_non_null(strstr(err.msg, "did not converge"));
 	calib_result_free(&res);
-	calib_runs_free(&cr);
-	runs_free(&rs);
+	syn_end(&sy);
 }
 
 /* ---- leave-one-out and train masks ------------------------------------------------ */
 
 static void test_loo_bookkeeping(void **state)
 {
-	struct run_set rs;
-	struct calib_runs cr = {0};
+	struct syn sy;
 	struct calib_setup cs;
 	struct calib_validation v, vin;
 	struct tcpsim_err err = {0};
@@ -310,11 +317,10 @@ static void test_loo_bookkeeping(void **state)
 	(void)state;
 
 	/* run 2's throughput is recorded 30% high: no cost set fits all four */
-	synthetic_set(&rs, fake_run, 4, outlier);
-	assert_int_equal(calib_runs_build(&cr, &rs, NULL, false, &err), TCPSIM_OK);
-	setup_fit(&cs, &cr, fake_run, "cost.copy_byte,cost.tx_frame,cost.syscall");
+	syn_begin(&sy, fake_run, 4, outlier);
+	setup_fit(&cs, &sy.cr, fake_run, "cost.copy_byte,cost.tx_frame,cost.syscall");
 
-	assert_int_equal(calib_validate(&cs, &cr, CALIB_HOLDOUT_LOO, NULL, &v, &err), TCPSIM_OK);
+	assert_int_equal(calib_validate(&cs, &sy.cr, CALIB_HOLDOUT_LOO, NULL, &v, &err), TCPSIM_OK);
 	assert_int_equal(v.n_folds, 4);
 	for (int i = 0; i < 4; i++) {
 		/* fold i is fitted to every run but i, and predicts i */
@@ -329,7 +335,7 @@ static void test_loo_bookkeeping(void **state)
 		struct metrics want[4];
 		bool only[4] = {false};
 		only[i] = true;
-		assert_int_equal(calib_predict(&cs, &cr, only, v.folds[i].value, want, &err), TCPSIM_OK);
+		assert_int_equal(calib_predict(&cs, &sy.cr, only, v.folds[i].value, want, &err), TCPSIM_OK);
 		assert_memory_equal(v.pred[i].v, want[i].v, sizeof(want[i].v));
 	}
 	/* the fold without the outlier recovers the truth exactly ... */
@@ -337,24 +343,23 @@ static void test_loo_bookkeeping(void **state)
 	assert_within(v.folds[outlier].value[1], truth_tx, 1e-3);
 	assert_within(v.folds[outlier].value[2], truth_sys, 1e-3);
 	/* ... and sees the outlier's 30% for what it is; folds that include it do not */
-	double e_out = calib_error_pct(rs.runs[outlier].v[METRIC_THROUGHPUT_MBPS], v.pred[outlier].v[METRIC_THROUGHPUT_MBPS]);
+	double e_out = calib_error_pct(sy.rs.runs[outlier].v[METRIC_THROUGHPUT_MBPS], v.pred[outlier].v[METRIC_THROUGHPUT_MBPS]);
 	assert_within(e_out, 100 * (1 / 1.3 - 1), 1e-3);
 	assert_false(fabs(v.folds[0].value[0] / truth_copy - 1) < 1e-3);
 
 	/* in-sample, the outlier looks better than held out: that is why we hold out */
-	assert_int_equal(calib_validate(&cs, &cr, CALIB_HOLDOUT_NONE, NULL, &vin, &err), TCPSIM_OK);
+	assert_int_equal(calib_validate(&cs, &sy.cr, CALIB_HOLDOUT_NONE, NULL, &vin, &err), TCPSIM_OK);
 	assert_int_equal(vin.n_folds, 1);
 	for (int i = 0; i < 4; i++) {
 		assert_false(vin.held_out[i]);
 		assert_int_equal(vin.fold[i], 0);
 	}
-	double e_in = calib_error_pct(rs.runs[outlier].v[METRIC_THROUGHPUT_MBPS], vin.pred[outlier].v[METRIC_THROUGHPUT_MBPS]);
+	double e_in = calib_error_pct(sy.rs.runs[outlier].v[METRIC_THROUGHPUT_MBPS], vin.pred[outlier].v[METRIC_THROUGHPUT_MBPS]);
 	assert_true(fabs(e_in) < fabs(e_out));
 
 	calib_validation_free(&vin);
 	calib_validation_free(&v);
-	calib_runs_free(&cr);
-	runs_free(&rs);
+	syn_end(&sy);
 }
 
 /* A parameter scoped to some runs is set in those only; the others keep theirs. */
@@ -399,42 +404,39 @@ static void test_scoped_parameter(void **state)
 
 static void test_train_where(void **state)
 {
-	struct run_set rs;
-	struct calib_runs cr = {0};
+	struct syn sy;
 	struct calib_setup cs;
 	struct calib_validation v;
 	struct tcpsim_err err = {0};
 	bool train[4];
 	(void)state;
 
-	synthetic_set(&rs, fake_run, 4, -1);
-	assert_int_equal(calib_runs_build(&cr, &rs, NULL, false, &err), TCPSIM_OK);
+	syn_begin(&sy, fake_run, 4, -1);
 	/* values compare as config prints them: 16384 is the run's 16K */
-	assert_int_equal(calib_parse_train_where(&cr, "app.send_size=8192,16384", train, &err), TCPSIM_OK);
+	assert_int_equal(calib_parse_train_where(&sy.cr, "app.send_size=8192,16384", train, &err), TCPSIM_OK);
 	assert_true(train[0] && !train[1] && train[2] && !train[3]);
 
-	setup_fit(&cs, &cr, fake_run, "cost.copy_byte");
-	assert_int_equal(calib_validate(&cs, &cr, CALIB_HOLDOUT_TRAIN, train, &v, &err), TCPSIM_OK);
+	setup_fit(&cs, &sy.cr, fake_run, "cost.copy_byte");
+	assert_int_equal(calib_validate(&cs, &sy.cr, CALIB_HOLDOUT_TRAIN, train, &v, &err), TCPSIM_OK);
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(v.held_out[i], !train[i]);
 	calib_validation_free(&v);
 
 	/* no run to fit, no run to predict */
-	assert_int_equal(calib_parse_train_where(&cr, "app.send_size=7", train, &err), TCPSIM_OK);
-	assert_int_equal(calib_validate(&cs, &cr, CALIB_HOLDOUT_TRAIN, train, &v, &err), TCPSIM_EUSAGE);
+	assert_int_equal(calib_parse_train_where(&sy.cr, "app.send_size=7", train, &err), TCPSIM_OK);
+	assert_int_equal(calib_validate(&cs, &sy.cr, CALIB_HOLDOUT_TRAIN, train, &v, &err), TCPSIM_EUSAGE);
 	assert_non_null(strstr(err.msg, "no run to fit"));
 	calib_validation_free(&v);
 	err_clear(&err);
-	assert_int_equal(calib_parse_train_where(&cr, "host.cpus=2", train, &err), TCPSIM_OK);
-	assert_int_equal(calib_validate(&cs, &cr, CALIB_HOLDOUT_TRAIN, train, &v, &err), TCPSIM_EUSAGE);
+	assert_int_equal(calib_parse_train_where(&sy.cr, "host.cpus=2", train, &err), TCPSIM_OK);
+	assert_int_equal(calib_validate(&cs, &sy.cr, CALIB_HOLDOUT_TRAIN, train, &v, &err), TCPSIM_EUSAGE);
 	assert_non_null(strstr(err.msg, "no run to predict"));
 	calib_validation_free(&v);
 	err_clear(&err);
-	assert_int_equal(calib_parse_train_where(&cr, "app.sendsize=1", train, &err), TCPSIM_EUSAGE);
+	assert_int_equal(calib_parse_train_where(&sy.cr, "app.sendsize=1", train, &err), TCPSIM_EUSAGE);
 	assert_non_null(strstr(err.msg, "unknown key 'app.sendsize'"));
 
-	calib_runs_free(&cr);
-	runs_free(&rs);
+	syn_end(&sy);
 }
 
 /* ---- errors ------------------------------------------------------------------------- */
@@ -451,29 +453,26 @@ static void expect_fit_error(const struct calib_runs *cr, const char *list, cons
 
 static void test_parse_errors(void **state)
 {
-	struct run_set rs;
-	struct calib_runs cr = {0};
+	struct syn sy;
 	struct calib_setup cs;
 	struct tcpsim_err err = {0};
 	(void)state;
 
-	synthetic_set(&rs, fake_run, 2, -1);
-	assert_int_equal(calib_runs_build(&cr, &rs, NULL, false, &err), TCPSIM_OK);
-	assert_int_equal(config_set(&cr.base[0], "cost.gro_seg", "0", "test", &err), TCPSIM_OK);
-	expect_fit_error(&cr, "cost.copy_bite", "unknown key");
-	expect_fit_error(&cr, "link.mtu", "only [cost] and [rcost]");
-	expect_fit_error(&cr, "cost.copy_byte,cost.copy_byte", "named twice");
-	expect_fit_error(&cr, "cost.gro_seg", "must start above 0");
-	expect_fit_error(&cr, "cost.copy_byte=2:1", "0 < LO < HI");
-	expect_fit_error(&cr, "cost.copy_byte=2:3", "not inside");
-	expect_fit_error(&cr, "cost.copy_byte=0.1:1e9", "above the key's maximum");
-	expect_fit_error(&cr, "cost.copy_byte=a:b", "not numbers");
-	expect_fit_error(&cr, "", "empty list");
-	expect_fit_error(&cr, "cost.copy_byte@host.nam=x", "unknown key 'host.nam'");
-	expect_fit_error(&cr, "cost.copy_byte@host.name=nobody", "no run has host.name in {nobody}");
-	expect_fit_error(&cr, "cost.copy_byte@link.mtu=12", "mtu");
-	calib_runs_free(&cr);
-	runs_free(&rs);
+	syn_begin(&sy, fake_run, 2, -1);
+	assert_int_equal(config_set(&sy.cr.base[0], "cost.gro_seg", "0", "test", &err), TCPSIM_OK);
+	expect_fit_error(&sy.cr, "cost.copy_bite", "unknown key");
+	expect_fit_error(&sy.cr, "link.mtu", "only [cost] and [rcost]");
+	expect_fit_error(&sy.cr, "cost.copy_byte,cost.copy_byte", "named twice");
+	expect_fit_error(&sy.cr, "cost.gro_seg", "must start above 0");
+	expect_fit_error(&sy.cr, "cost.copy_byte=2:1", "0 < LO < HI");
+	expect_fit_error(&sy.cr, "cost.copy_byte=2:3", "not inside");
+	expect_fit_error(&sy.cr, "cost.copy_byte=0.1:1e9", "above the key's maximum");
+	expect_fit_error(&sy.cr, "cost.copy_byte=a:b", "not numbers");
+	expect_fit_error(&sy.cr, "", "empty list");
+	expect_fit_error(&sy.cr, "cost.copy_byte@host.nam=x", "unknown key 'host.nam'");
+	expect_fit_error(&sy.cr, "cost.copy_byte@host.name=nobody", "no run has host.name in {nobody}");
+	expect_fit_error(&sy.cr, "cost.copy_byte@link.mtu=12", "mtu");
+	syn_end(&sy);
 
 	calib_setup_init(&cs);
 	assert_int_equal(calib_parse_weights(&cs, "throughput_mbps=2,others=0", &err), TCPSIM_OK);

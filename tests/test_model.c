@@ -58,20 +58,27 @@ static void expect_within(double got, double want, double rel, const char *what)
 			 e * 100);
 }
 
+/* One 2 GHz CPU whose only cost is a copy of 1.5 cycles per byte on each
+ * side: a bulk TCP_STREAM of 64K writes is CPU-bound at 2e9 / 3 bytes/s. */
+static void cpu_bound_base(struct scenario *sc)
+{
+	config_defaults(sc);
+	set(sc, "host.cpus", "1");
+	set(sc, "host.ghz", "2");
+	zero_costs(sc);
+	set(sc, "cost.copy_byte", "1.5");
+	set(sc, "run.cost_jitter", "0");
+	set(sc, "app.test", "TCP_STREAM");
+	set(sc, "app.send_size", "64K");
+}
+
 static void test_cpu_bound_oracle(void **state)
 {
 	struct scenario sc;
 	struct metrics m;
 	(void)state;
 
-	config_defaults(&sc);
-	set(&sc, "host.cpus", "1");
-	set(&sc, "host.ghz", "2");
-	zero_costs(&sc);
-	set(&sc, "cost.copy_byte", "1.5");
-	set(&sc, "run.cost_jitter", "0");
-	set(&sc, "app.test", "TCP_STREAM");
-	set(&sc, "app.send_size", "64K");
+	cpu_bound_base(&sc);
 	set(&sc, "link.mtu", "65536");
 	run(&sc, &m);
 	/* 2e9 cycles/s / (2 * 1.5 cycles/byte) = 666.7e6 bytes/s */
@@ -91,17 +98,10 @@ static void test_cpu_bound_with_monitors(void **state)
 	const double share = 4 * (2e5 / 2.0) / 2e6;
 	(void)state;
 
-	config_defaults(&sc);
-	set(&sc, "host.cpus", "1");
-	set(&sc, "host.ghz", "2");
-	zero_costs(&sc);
-	set(&sc, "cost.copy_byte", "1.5");
+	cpu_bound_base(&sc);
 	set(&sc, "cost.monitor", "2e5");
 	set(&sc, "host.monitors", "4");
 	set(&sc, "host.monitor_period", "2ms");
-	set(&sc, "run.cost_jitter", "0");
-	set(&sc, "app.test", "TCP_STREAM");
-	set(&sc, "app.send_size", "64K");
 	run(&sc, &m);
 	expect_within(m.v[METRIC_THROUGHPUT_TOTAL_MBPS], (1 - share) * 2e9 / (2 * 1.5) * 8 / 1e6, 0.02,
 		      "CPU-bound throughput with 20% taken by monitors");
