@@ -87,6 +87,7 @@ struct row {
 
 static const char *const link_type_names[] = {[LINK_LOOPBACK] = "loopback", [LINK_NIC] = "nic", NULL};
 static const char *const cc_names[] = {[CC_RENO] = "reno", [CC_CUBIC] = "cubic", NULL};
+static const char *const domains_names[] = {[DOMAINS_HOST] = "host", [DOMAINS_LLC] = "llc", NULL};
 static const char *const sendfile_names[] = {[SENDFILE_LINUX] = "linux", [SENDFILE_FREEBSD_OLD] = "freebsd-old",
 					    [SENDFILE_FREEBSD_NEW] = "freebsd-new", NULL};
 static const char *const test_names[] = {
@@ -252,6 +253,9 @@ static const struct row rows[] = {
 	 .max = SEC, .def = "1ms", .unit = "ms", .help = "sysctl_sched_wakeup_granularity (unscaled)"},
 	{KEY(G_SCHED, "sched", "wake_affine"), .type = T_BOOL, SC(wake_affine), .def = "on", .unit = "",
 	 .help = "wake_affine(): pull the wakee to the waker's CPU"},
+	{KEY(G_SCHED, "sched", "domains"), .type = T_ENUM, SC(sched_domains), .names = domains_names,
+	 .def = "host", .unit = "",
+	 .help = "load balancing: host (one domain) or llc (3.6: each LLC, then the LLCs; see README)"},
 
 	/* [mem] */
 	{KEY(G_MEM, "mem", "slab_objs"), .type = T_INT, SC(slab_objs), .min = 1, .max = 4096,

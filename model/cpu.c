@@ -4,8 +4,13 @@
  * Softirq processing follows net_rx_action (net/core/dev.c): one handler
  * run takes up to netdev_budget packets from the backlog and the NAPI list;
  * if work remains it is raised again and counts as another run, as
- * /proc/softirqs counts handler runs, not packets.  Not modelled: the
- * 2-jiffy time limit and the hand-off to ksoftirqd.
+ * /proc/softirqs counts handler runs, not packets.  The backlog is raised
+ * only when it was not already scheduled (enqueue_to_backlog); a run
+ * completes it when it takes the last queued packet (process_backlog
+ * splices the queue and completes once the batch is the last), so a packet
+ * sent in reply while that one is processed raises a new run, which
+ * __do_softirq counts again.  Not modelled: the 2-jiffy time limit and the
+ * hand-off to ksoftirqd.
  */
 #include "cpu.h"
 
@@ -137,6 +142,11 @@ static void softirq_step(struct sim *sim, struct cpu *c)
 		return;
 	}
 	if (!c->in_netrx) {
+		/* the backlog raises only with work queued; a NIC's napi_schedule
+		 * from a hardirq during a run raises again, and __do_softirq runs
+		 * the handler once more even if that run already polled it */
+		INVARIANT(c->backlog.len || c->nnapi || sim->sc->link_type == LINK_NIC,
+			  "cpu%d: NET_RX raised with nothing queued", c->id);
 		c->in_netrx = true;
 		c->netrx_pending = false;
 		c->netrx_budget = sim->sc->netdev_budget;
@@ -144,8 +154,10 @@ static void softirq_step(struct sim *sim, struct cpu *c)
 		cpu_charge(sim, c, COST_SOFTIRQ, cost[COST_SOFTIRQ]);
 		return;
 	}
-	if (c->netrx_budget > 0 && c->backlog.len) {
+	if (c->netrx_budget > 0 && c->backlog.len && !c->netrx_pending) {
 		struct skb *skb = skb_list_pop(&c->backlog);
+		if (!c->backlog.len)
+			c->backlog_sched = false; /* the last batch: napi complete */
 		c->netrx_budget--;
 		netdev_rx(sim, c, skb);
 		return;
@@ -164,7 +176,7 @@ static void softirq_step(struct sim *sim, struct cpu *c)
 	}
 	/* budget spent or nothing left: leave net_rx_action */
 	c->in_netrx = false;
-	if (c->backlog.len || c->nnapi)
+	if (c->nnapi || (c->backlog.len && c->backlog_sched))
 		c->netrx_pending = true; /* __raise_softirq_irqoff again: another run */
 }
 
@@ -186,7 +198,7 @@ void cpu_dispatch(struct sim *sim, struct cpu *c)
 			c->left_ns[CTX_SOFTIRQ] = 0;
 			return;
 		}
-		if (softirq_pending(c)) {
+		if (softirq_pending(c) && !c->bh_off) {
 			step_begin(c, CTX_SOFTIRQ);
 			softirq_step(sim, c);
 			if (step_finish(sim, c))
@@ -204,7 +216,7 @@ void cpu_dispatch(struct sim *sim, struct cpu *c)
 			c->idle_since = -1;
 			return;
 		}
-		if (c->curr == NULL && c->nirq == 0 && !softirq_pending(c)) {
+		if (c->curr == NULL && c->nirq == 0 && (!softirq_pending(c) || c->bh_off)) {
 			if (c->idle_since < 0)
 				c->idle_since = sim->now;
 			return;
@@ -259,7 +271,10 @@ bool cpu_backlog_enqueue(struct sim *sim, struct cpu *c, struct skb *skb)
 		return false;
 	}
 	skb_list_push(&c->backlog, skb);
-	c->netrx_pending = true;
+	if (!c->backlog_sched) { /* ____napi_schedule: raise NET_RX */
+		c->backlog_sched = true;
+		c->netrx_pending = true;
+	}
 	return true;
 }
 

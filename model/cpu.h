@@ -51,6 +51,11 @@ struct cpu {
 	/* softirq: NET_RX over the backlog and the NAPI list, TIMER over fired timers */
 	bool netrx_pending;
 	bool in_netrx;
+	bool backlog_sched;          /* the backlog's NAPI_STATE_SCHED */
+	/* process context holds softirqs off (local_bh_disable: a socket
+	 * owner draining its backlog in release_sock or its prequeue): what
+	 * is raised meanwhile runs when it ends (local_bh_enable) */
+	bool bh_off;
 	int netrx_budget;
 	struct skb_list backlog;     /* per-CPU input queue (netif_rx) */
 	void **napi;                 /* NAPI instances scheduled on this CPU */
@@ -67,7 +72,10 @@ struct cpu {
 	sim_ns slice_end;
 	double min_vruntime;
 	double load_avg;             /* decayed nr_running, cpu_load[2] (sched.c) */
-	sim_ns next_balance;         /* next periodic load balance */
+	/* periodic balancing per domain level (sched.c): 0 the LLC (SMT), 1 the host */
+	sim_ns next_balance[2];
+	uint32_t balance_ms[2];      /* sd->balance_interval */
+	uint32_t balance_failed[2];  /* sd->nr_balance_failed */
 
 	/* memory: free skb objects cached on this CPU (see skb.c) */
 	int slab_free;

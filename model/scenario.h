@@ -27,6 +27,9 @@ typedef int64_t sim_ns;
 enum link_type { LINK_LOOPBACK, LINK_NIC };
 enum app_test { APP_TCP_STREAM, APP_TCP_SENDFILE };
 enum cc_algo { CC_RENO, CC_CUBIC };
+/* load balancing domains (sched.c): one over the host, or Linux 3.6's two
+ * levels, the CPUs of each last-level cache and then the caches */
+enum sched_domains { DOMAINS_HOST, DOMAINS_LLC };
 /* sendfile(2) as Linux (tcp_sendpage), FreeBSD before and after the 2006 rewrite (app.c) */
 enum sendfile_impl { SENDFILE_LINUX, SENDFILE_FREEBSD_OLD, SENDFILE_FREEBSD_NEW };
 
@@ -107,6 +110,7 @@ struct scenario {
 	sim_ns sched_min_gran_ns;         /* sysctl_sched_min_granularity, unscaled */
 	sim_ns sched_wakeup_gran_ns;      /* sysctl_sched_wakeup_granularity, unscaled */
 	bool wake_affine;
+	enum sched_domains sched_domains;
 
 	/* [mem] */
 	int slab_objs;            /* objects per slab of the skb cache */

@@ -36,6 +36,14 @@ static void rq_add(struct cpu *c, struct task *t)
 	t->cpu = c;
 }
 
+/* enqueue_entity: a task joining c's queue goes to the head of
+ * rq->cfs_tasks, the list the balancer walks first (3.6). */
+static void rq_enqueue(struct sim *sim, struct cpu *c, struct task *t)
+{
+	rq_add(c, t);
+	t->enqueued_at = sim->now;
+}
+
 static void rq_remove_at(struct cpu *c, uint32_t i)
 {
 	c->rq[i] = c->rq[--c->nrq];
@@ -72,33 +80,57 @@ static void account_curr(struct sim *sim, struct cpu *c)
 	}
 }
 
-/* A waiting task another CPU may take: not pinned elsewhere. */
-static int movable_index(const struct cpu *from, const struct cpu *to)
+/* sysctl_sched_migration_cost (3.6): a task that ran this recently is
+ * cache-hot and stays where it is unless balancing here failed before. */
+#define MIGRATION_COST_NS (500 * 1000)
+
+static bool llc_domains(const struct cpu *c)
 {
+	return c->host->sim->sc->sched_domains == DOMAINS_LLC;
+}
+
+/* The waiting task (the running one never moves) another CPU takes, -1 if
+ * none.  sched.domains = host: the one with the largest vruntime, the tail
+ * of the queue.  llc, after move_tasks/can_migrate_task (3.6): rq->cfs_tasks
+ * is walked from its head, so the most recently enqueued goes first, and a
+ * cache-hot one is passed over unless `allow_hot` (*hot_seen then says one
+ * was). */
+static int movable_index(struct sim *sim, const struct cpu *from, const struct cpu *to, bool allow_hot,
+			 bool *hot_seen)
+{
+	bool llc = llc_domains(from);
 	int pick = -1;
 	for (uint32_t i = 0; i < from->nrq; i++) {
-		const struct task *t = from->rq[i];
+		const struct task *t = from->rq[i], *p = pick >= 0 ? from->rq[pick] : NULL;
 		if (t->pinned_cpu >= 0 && t->pinned_cpu != to->id)
 			continue;
-		/* detach_tasks takes from the tail of the busiest queue: the largest vruntime */
-		if (pick < 0 || t->vruntime_ns > from->rq[pick]->vruntime_ns ||
-		    (t->vruntime_ns == from->rq[pick]->vruntime_ns && t->id > from->rq[pick]->id))
+		if (llc && !allow_hot && sim->now - t->last_ran < MIGRATION_COST_NS) {
+			if (hot_seen)
+				*hot_seen = true;
+			continue;
+		}
+		if (!p)
+			pick = (int)i;
+		else if (llc ? t->enqueued_at > p->enqueued_at || (t->enqueued_at == p->enqueued_at && t->id < p->id)
+			     : t->vruntime_ns > p->vruntime_ns || (t->vruntime_ns == p->vruntime_ns && t->id > p->id))
 			pick = (int)i;
 	}
 	return pick;
 }
 
-static void migrate(struct cpu *from, int idx, struct cpu *to)
+static void migrate(struct sim *sim, struct cpu *from, int idx, struct cpu *to)
 {
 	struct task *t = from->rq[idx];
 	/* keep its lag relative to the queue it leaves */
 	double lag = t->vruntime_ns - from->min_vruntime;
 	rq_remove_at(from, (uint32_t)idx);
 	t->vruntime_ns = to->min_vruntime + lag;
-	rq_add(to, t);
+	rq_enqueue(sim, to, t);
+	sim->cnt.migrations++;
 }
 
-/* Pull one waiting task from the busiest CPU of the host; true if pulled. */
+/* Newly-idle balancing (idle_balance): pull one waiting task from the
+ * busiest CPU of the host; true if pulled. */
 static bool pull_task(struct sim *sim, struct cpu *c, uint32_t min_imbalance)
 {
 	struct host *h = c->host;
@@ -114,11 +146,10 @@ static bool pull_task(struct sim *sim, struct cpu *c, uint32_t min_imbalance)
 	}
 	if (!busiest)
 		return false;
-	int idx = movable_index(busiest, c);
+	int idx = movable_index(sim, busiest, c, true, NULL);
 	if (idx < 0)
 		return false;
-	migrate(busiest, idx, c);
-	sim->cnt.migrations++;
+	migrate(sim, busiest, idx, c);
 	return true;
 }
 
@@ -144,6 +175,10 @@ static void schedule(struct sim *sim, struct cpu *c)
 
 	account_curr(sim, c);
 	c->need_resched = false;
+	/* cond_resched_softirq: softirqs back on (they run first) before switching */
+	c->bh_off = false;
+	if (prev)
+		prev->last_ran = sim->now;
 	if (prev && prev->state == TASK_RUNNING) {
 		rq_add(c, prev);
 	}
@@ -183,7 +218,8 @@ void sched_start_task(struct sim *sim, struct task *t, struct cpu *c)
 {
 	t->vruntime_ns = c->min_vruntime;
 	t->sleep_start = -1;
-	rq_add(c, t);
+	t->last_ran = sim->now;
+	rq_enqueue(sim, c, t);
 	if (!c->curr)
 		c->need_resched = true;
 	cpu_kick(sim, c);
@@ -214,8 +250,23 @@ void sched_block(struct sim *sim, struct cpu *c, struct task *t)
 	t->sleep_start = sim->now;
 }
 
+/* cpus_share_cache: the same last-level-cache domain (host.llc_cpus). */
+static bool share_cache(const struct cpu *a, const struct cpu *b)
+{
+	int llc = a->host->cfg->llc_cpus;
+	return llc <= 0 || a->id / llc == b->id / llc;
+}
+
+/* imbalance_pct of the lowest domain spanning both CPUs (3.6 topology:
+ * SD_SIBLING_INIT 110 within a last-level cache, SD_CPU_INIT 125 across). */
+static int64_t imbalance_pct(const struct cpu *a, const struct cpu *b)
+{
+	return llc_domains(a) && a->host->cfg->llc_cpus > 1 && share_cache(a, b) ? 110 : 125;
+}
+
 /* wake_affine (kernel/sched/fair.c, 3.6) with loads counted in tasks of
- * equal weight: affine when 100 * (this_load + 1) <= 112 * prev_load. */
+ * equal weight: affine when 100 * (this_load + 1) <= (100 + (pct - 100) / 2)
+ * * prev_load, pct the imbalance_pct of the domain spanning both. */
 static bool wake_affine(const struct cpu *waker, const struct cpu *prev, bool sync)
 {
 	int64_t this_load = nr_running(waker), prev_load = nr_running(prev);
@@ -224,14 +275,7 @@ static bool wake_affine(const struct cpu *waker, const struct cpu *prev, bool sy
 		this_load -= 1; /* the waker is about to sleep */
 	if (this_load <= 0)
 		return true;
-	return 100 * (this_load + 1) <= 112 * prev_load;
-}
-
-/* cpus_share_cache: the same last-level-cache domain (host.llc_cpus). */
-static bool share_cache(const struct cpu *a, const struct cpu *b)
-{
-	int llc = a->host->cfg->llc_cpus;
-	return llc <= 0 || a->id / llc == b->id / llc;
+	return 100 * (this_load + 1) <= (100 + (imbalance_pct(waker, prev) - 100) / 2) * prev_load;
 }
 
 static struct cpu *select_cpu(struct cpu *waker, struct task *t, bool sync)
@@ -324,7 +368,7 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 		if (t->vruntime_ns < floor_v)
 			t->vruntime_ns = floor_v;
 	}
-	rq_add(target, t);
+	rq_enqueue(sim, target, t);
 	{
 		bool preempt = target->curr == NULL;
 		if (!preempt) { /* check_preempt_wakeup */
@@ -347,18 +391,113 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 		cpu_kick(sim, target);
 }
 
-/* rebalance_domains for a busy CPU (3.6, one MC-like domain over the host):
- * every balance_interval * busy_factor (1 ms * 64), compare decayed loads;
- * when the busiest CPU's is more than imbalance_pct (125%) of ours and at
- * least a task above it, pull one waiting task (find_busiest_group,
- * fix_small_imbalance). */
+/* sched.domains = llc: rebalance_domains (3.6) over two levels, the CPUs
+ * of one last-level cache (SD_SIBLING_INIT: instantaneous loads, busy_idx
+ * 0, imbalance_pct 110, balance_interval 1..2 ms) and the host, whose
+ * groups are the LLCs (SD_CPU_INIT: cpu_load[2], imbalance_pct 125, 1..4
+ * ms).  The interval is multiplied by busy_factor 64 on a busy CPU,
+ * doubles up to its maximum while the domain is balanced and drops back
+ * after a pull.  A level balances when its busiest group's load is above
+ * ours by imbalance_pct, ours is below the domain's average and the gap is
+ * at least one task (find_busiest_group, fix_small_imbalance); then one
+ * task comes from the busiest CPU of that group (find_busiest_queue,
+ * move_tasks). */
+#define BUSY_FACTOR 64
+
+static double level_load(const struct cpu *c, int level)
+{
+	return level == 0 ? (double)nr_running(c) : c->load_avg;
+}
+
+/* Load of the group holding c (a CPU at level 0, its LLC at level 1), per CPU. */
+static double group_load(const struct cpu *c, int level)
+{
+	const struct host *h = c->host;
+	double sum = 0;
+	int n = 0;
+	if (level == 0 || h->cfg->llc_cpus <= 1)
+		return level_load(c, level);
+	for (int i = 0; i < h->ncpus; i++)
+		if (share_cache(&h->cpus[i], c)) {
+			sum += level_load(&h->cpus[i], level);
+			n++;
+		}
+	return sum / n;
+}
+
+/* The first CPU of each other group in c's domain at this level. */
+static bool other_group_leader(const struct cpu *c, const struct cpu *o, int level)
+{
+	int llc = c->host->cfg->llc_cpus;
+	if (o == c)
+		return false;
+	if (level == 0)
+		return llc > 1 && share_cache(c, o);
+	return llc <= 1 || (!share_cache(c, o) && o->id % llc == 0);
+}
+
+/* One load_balance at `level` for c; true if a task was pulled. */
+static bool balance_level(struct sim *sim, struct cpu *c, int level)
+{
+	struct host *h = c->host;
+	double pct = level == 0 ? 110 : 125;
+	double this_load = group_load(c, level), max_load = -1, total = this_load;
+	int ngroups = 1, idx;
+	const struct cpu *group = NULL;
+	struct cpu *busiest = NULL;
+	bool hot = false;
+
+	for (int i = 0; i < h->ncpus; i++) {
+		const struct cpu *o = &h->cpus[i];
+		if (!other_group_leader(c, o, level))
+			continue;
+		double l = group_load(o, level);
+		total += l;
+		ngroups++;
+		if (l > max_load) {
+			max_load = l;
+			group = o;
+		}
+	}
+	if (!group || this_load >= max_load || this_load * ngroups >= total ||
+	    100 * max_load <= pct * this_load || max_load - this_load < 1.0)
+		return false;
+	for (int i = 0; i < h->ncpus; i++) {
+		struct cpu *o = &h->cpus[i];
+		bool in_group = level == 0 || h->cfg->llc_cpus <= 1 ? o == group : share_cache(o, group);
+		if (in_group && o != c && o->nrq && (!busiest || nr_running(o) > nr_running(busiest)))
+			busiest = o;
+	}
+	if (!busiest)
+		return false;
+	/* cache_nice_tries: 0 within an LLC, 1 across */
+	idx = movable_index(sim, busiest, c, c->balance_failed[level] > (uint32_t)level, &hot);
+	if (idx < 0) {
+		if (hot)
+			c->balance_failed[level]++;
+		return false;
+	}
+	migrate(sim, busiest, idx, c);
+	c->balance_failed[level] = 0;
+	if (!c->curr)
+		c->need_resched = true;
+	return true;
+}
+
+/* sched.domains = host: one domain over the host, balanced every 64 ms
+ * (balance_interval 1 ms * busy_factor) on decayed loads: when the busiest
+ * CPU's is more than 125% of ours and at least a task above it, pull one
+ * waiting task. */
 #define BALANCE_BUSY_NS (64 * NS_PER_MS)
-static void periodic_balance(struct sim *sim, struct cpu *c)
+static void host_balance(struct sim *sim, struct cpu *c)
 {
 	struct host *h = c->host;
 	struct cpu *busiest = NULL;
 	int idx;
 
+	if (sim->now < c->next_balance[0])
+		return;
+	c->next_balance[0] = sim->now + BALANCE_BUSY_NS;
 	for (int i = 0; i < h->ncpus; i++) {
 		struct cpu *o = &h->cpus[i];
 		if (o != c && o->nrq && (!busiest || o->load_avg > busiest->load_avg))
@@ -366,13 +505,33 @@ static void periodic_balance(struct sim *sim, struct cpu *c)
 	}
 	if (!busiest || 100 * busiest->load_avg <= 125 * c->load_avg || busiest->load_avg - c->load_avg < 1.0)
 		return;
-	idx = movable_index(busiest, c);
+	idx = movable_index(sim, busiest, c, true, NULL);
 	if (idx < 0)
 		return;
-	migrate(busiest, idx, c);
-	sim->cnt.migrations++;
+	migrate(sim, busiest, idx, c);
 	if (!c->curr)
 		c->need_resched = true;
+}
+
+static void periodic_balance(struct sim *sim, struct cpu *c)
+{
+	static const uint32_t max_ms[2] = {2, 4};
+
+	if (!llc_domains(c)) {
+		host_balance(sim, c);
+		return;
+	}
+
+	for (int level = 0; level < 2; level++) {
+		if (sim->now < c->next_balance[level])
+			continue;
+		if (balance_level(sim, c, level) || c->balance_ms[level] == 0)
+			c->balance_ms[level] = 1;
+		else if (c->balance_ms[level] < max_ms[level])
+			c->balance_ms[level] *= 2;
+		c->next_balance[level] =
+			sim->now + (sim_ns)c->balance_ms[level] * NS_PER_MS * (c->curr ? BUSY_FACTOR : 1);
+	}
 }
 
 void sched_tick(struct sim *sim, struct cpu *c)
@@ -382,10 +541,7 @@ void sched_tick(struct sim *sim, struct cpu *c)
 		c->need_resched = true; /* check_preempt_tick */
 	/* cpu_load[2]: (3 * old + now) / 4 per tick (update_cpu_load) */
 	c->load_avg = (3 * c->load_avg + nr_running(c)) / 4;
-	if (sim->now >= c->next_balance) {
-		c->next_balance = sim->now + BALANCE_BUSY_NS;
-		periodic_balance(sim, c);
-	}
+	periodic_balance(sim, c);
 }
 
 void sched_ipi(struct sim *sim, struct cpu *c, int kind)

@@ -9,14 +9,19 @@
  *     else the waker's CPU when wake_affine finds it balanced — its load
  *     (runnable tasks; minus the waker itself for a sync wakeup) plus the
  *     wakee is at most imbalance_pct/2 above the previous CPU's load
- *     (MC domain: 125, so 112%) — else the previous CPU; then an idle CPU
+ *     (the lowest domain spanning both: 110 within a last-level cache, so
+ *     105%; 125 across, so 112%) — else the previous CPU; then an idle CPU
  *     is preferred when the chosen one is busy (select_idle_sibling);
  *   - wakeup preemption when the woken task's vruntime is ahead of the
  *     current one's by more than the wakeup granularity;
  *   - a cross-CPU reschedule is an IPI (RES); from Linux 5.8 a remote
  *     wakeup into another last-level cache (host.llc_cpus) or onto an idle
  *     CPU goes through the wakelist instead and counts as CAL;
- *   - newly-idle balancing pulls a waiting task; the tick balances load.
+ *   - newly-idle balancing pulls a waiting task; the tick balances two
+ *     domain levels, the CPUs of one LLC on instantaneous loads and the
+ *     LLCs of the host on decayed ones, never moving the running task nor
+ *     (until a balance failed) one that ran within 0.5 ms, and taking the
+ *     most recently enqueued first (sched.c, periodic_balance).
  * Not modelled: cgroups, NUMA, nice levels, SMT-aware placement.
  *
  * Task states: RUNNING (a CPU's curr) -> SLEEPING (sched_block) ->
@@ -52,6 +57,8 @@ struct task {
 	int64_t chunk_left;         /* FreeBSD sendfile: bytes still to map in this chunk */
 	int64_t chunk_ready;        /* ... mapped, not yet handed to the socket */
 	sim_ns sleep_ns, sleep_start;
+	sim_ns last_ran;            /* when it last stopped running (se.exec_start) */
+	sim_ns enqueued_at;         /* last enqueue (wakeup, start, migration) */
 };
 
 void sched_start_task(struct sim *sim, struct task *t, struct cpu *c);

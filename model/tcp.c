@@ -548,20 +548,28 @@ static double cc_beta(const struct tcp_conn *tc)
 
 /* tcp_retransmit_skb of `len` bytes at snd_una: the write-queue skb is
  * still referenced by its clone in flight, so the copy is a new skb
- * (pskb_copy). */
+ * (pskb_copy).  A connection that cannot build GSO frames (size goal one
+ * MSS) retransmits one MSS-sized skb per segment. */
 static void retransmit(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint32_t len)
 {
-	struct skb *r = skb_alloc(sim, c, SKB_DATA);
-	r->conn = tc;
-	r->dst_host = tc->rcv_host;
-	r->seq = tc->snd_una;
-	r->len = len;
-	r->truesize += (int)len;
-	r->retrans = true;
-	r->segs = (uint16_t)segs_of(tc, len);
-	r->gso_size = r->segs > 1 ? (uint32_t)tc->mss_bytes : 0;
-	sim->cnt.retrans_segs += r->segs;
-	sim->dev->xmit(sim, c, r);
+	uint64_t seq = tc->snd_una, end = tc->snd_una + len;
+	uint32_t most = tc->size_goal_bytes > tc->mss_bytes ? len : (uint32_t)tc->mss_bytes;
+
+	while (seq < end) {
+		struct skb *r = skb_alloc(sim, c, SKB_DATA);
+		uint32_t n = (uint32_t)min64((int64_t)most, (int64_t)(end - seq));
+		r->conn = tc;
+		r->dst_host = tc->rcv_host;
+		r->seq = seq;
+		r->len = n;
+		r->truesize += (int)n;
+		r->retrans = true;
+		r->segs = (uint16_t)segs_of(tc, n);
+		r->gso_size = r->segs > 1 ? (uint32_t)tc->mss_bytes : 0;
+		sim->cnt.retrans_segs += r->segs;
+		sim->dev->xmit(sim, c, r);
+		seq += n;
+	}
 }
 
 /* tcp_time_to_recover with FACK: more than tcp_reordering segments from
@@ -730,6 +738,10 @@ int64_t tcp_reader_backlog_one(struct sim *sim, struct cpu *c, struct tcp_conn *
 	bool direct;
 	uint32_t len;
 
+	/* __release_sock and tcp_prequeue_process hold softirqs off from the
+	 * first queued frame until the queue is empty: the ACKs they send
+	 * wait in the backlog for one NET_RX run */
+	c->bh_off = skb != NULL;
 	if (!skb)
 		return -1;
 	cpu_charge(sim, c, COST_RX_TCP, c->host->cfg->cost_cycles[COST_RX_TCP]);

@@ -294,11 +294,11 @@ static void test_lkp_directions(void **state)
 	assert_true(m64.v[METRIC_FRAMES_PER_S] < m16.v[METRIC_FRAMES_PER_S]);
 	/* because the bottleneck changes side: at 16436 the senders, so the
 	 * receivers sleep and are woken by nearly every frame; at 65536 the
-	 * receivers, so only the senders sleep, on a full send buffer, woken
+	 * receivers, so (almost) only the senders sleep, on a full send buffer, woken
 	 * by the ACKs of the receivers' reads */
 	assert_true(m16.v[METRIC_SND_WAKEUPS_PER_S] < 0.1 * m16.v[METRIC_WAKEUPS_PER_S]);
 	assert_true(m16.v[METRIC_WAKEUPS_PER_S] > 0.1 * m16.v[METRIC_FRAMES_PER_S]);
-	assert_true(m64.v[METRIC_SND_WAKEUPS_PER_S] == m64.v[METRIC_WAKEUPS_PER_S]);
+	assert_true(m64.v[METRIC_SND_WAKEUPS_PER_S] > 0.95 * m64.v[METRIC_WAKEUPS_PER_S]);
 	assert_true(m64.v[METRIC_ACKS_READ_PER_S] > 0.9 * m64.v[METRIC_ACKS_PER_S]);
 	/* 65536: one segment per frame */
 	assert_true(m64.v[METRIC_SEGS_PER_FRAME] == 1.0);

@@ -252,6 +252,60 @@ static void test_unread_data_defers_the_ack_to_the_reader(void **state)
 	story_end(&st);
 }
 
+/* A reader that owned the socket while frames came finds them in its
+ * backlog at release_sock, which holds softirqs off until the backlog is
+ * empty: the ACKs it sends meanwhile wait on the CPU's input queue. */
+static void test_backlog_drain_holds_softirqs(void **state)
+{
+	struct story st;
+	(void)state;
+
+	story_begin(&st, "65536");
+	for (int i = 0; i < 3; i++)
+		tcp_send_append(&st.sim, st.c, st.tc, 65484, false);
+	assert_int_equal(st.cap.n, 3);
+	for (int i = 0; i < 3; i++)
+		skb_list_push(&st.tc->rx_backlog, st.cap.skb[i]);
+	for (int i = 0; i < 3; i++) {
+		assert_true(tcp_reader_backlog_one(&st.sim, st.c, st.tc, 0) == 0);
+		assert_true(st.c->bh_off);
+	}
+	assert_int_equal(st.cap.n, 4); /* the second frame's ACK, sent with softirqs off */
+	assert_int_equal(last(&st)->kind, SKB_ACK);
+	assert_true(tcp_reader_backlog_one(&st.sim, st.c, st.tc, 0) == -1);
+	assert_false(st.c->bh_off); /* local_bh_enable */
+	story_end(&st);
+}
+
+/* While softirqs are off nothing queued on the CPU's backlog is handled;
+ * then one NET_RX run takes both packets: the backlog raised NET_RX once
+ * (enqueue_to_backlog schedules it only when not already scheduled). */
+static void test_netrx_waits_for_bh_and_raises_once(void **state)
+{
+	struct story st;
+	(void)state;
+
+	story_begin(&st, "65536");
+	st.c->bh_off = true;
+	for (int i = 0; i < 2; i++) {
+		struct skb *ack = skb_alloc(&st.sim, st.c, SKB_ACK);
+		ack->conn = st.tc;
+		ack->ack_seq = st.tc->snd_una;
+		ack->wnd_end = st.tc->snd_wnd_end;
+		assert_true(cpu_backlog_enqueue(&st.sim, st.c, ack));
+	}
+	cpu_kick(&st.sim, st.c);
+	run_until(&st, st.sim.now + NS_PER_MS);
+	assert_int_equal(st.c->backlog.len, 2);
+	assert_true(st.sim.cnt.netrx_softirqs == 0);
+	st.c->bh_off = false;
+	cpu_kick(&st.sim, st.c);
+	run_until(&st, st.sim.now + NS_PER_MS);
+	assert_int_equal(st.c->backlog.len, 0);
+	assert_true(st.sim.cnt.netrx_softirqs == 1);
+	story_end(&st);
+}
+
 /* Two frames sent; the second overtakes the first (another CPU's backlog)
  * and the receiver's SACK reaches the sender before the first arrives.
  * Returns the sender's cwnd at the end; *rec and *undo count recoveries
@@ -346,6 +400,8 @@ int main(void)
 		cmocka_unit_test(test_nagle_holds_short_tail_while_in_flight),
 		cmocka_unit_test(test_frames_respect_the_receive_window),
 		cmocka_unit_test(test_unread_data_defers_the_ack_to_the_reader),
+		cmocka_unit_test(test_backlog_drain_holds_softirqs),
+		cmocka_unit_test(test_netrx_waits_for_bh_and_raises_once),
 		cmocka_unit_test(test_overtaking_3_segment_frame_is_a_spurious_fast_retransmit),
 	};
 	return cmocka_run_group_tests_name("tcp stories", tests, NULL, NULL);

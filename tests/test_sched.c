@@ -1,0 +1,231 @@
+/*
+ * test_sched: the 3.6 load balancer and wakeup placement on a built
+ * simulation whose run queues the tests arrange by hand (no events run).
+ *
+ *  - Within a last-level cache (the SMT domain) a CPU pulls from a sibling
+ *    on instantaneous loads; the task pulled is the most recently enqueued.
+ *  - A cache-hot task (ran within 0.5 ms) stays, until a balance has failed
+ *    once (cache_nice_tries 0 within an LLC).
+ *  - Across LLCs the groups' decayed loads decide, and the task comes from
+ *    the busiest CPU of the busiest group.
+ *  - wake_affine's margin is that of the domain spanning both CPUs: 105%
+ *    within an LLC, 112% across.
+ *  - sched.domains = host keeps one domain: decayed loads, the task with
+ *    the largest vruntime, no cache-hot rule, 112% everywhere.
+ *  The first four set sched.domains = llc.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "cpu.h"
+#include "sched.h"
+#include "sim.h"
+
+static void set(struct scenario *sc, const char *key, const char *val)
+{
+	struct tcpsim_err err = {0};
+	if (config_set(sc, key, val, "test", &err))
+		fail_msg("config_set %s=%s: %s", key, val, err.msg);
+}
+
+struct fixture {
+	struct scenario sc;
+	struct sim sim;
+	struct tcpsim_err err;
+};
+
+/* 4 CPUs in two LLCs of two (an Atom D525's cores), `instances` netperf
+ * pairs, every task queued on CPU 0 at time 0 and none running;
+ * sched.domains as given. */
+static struct fixture *build_domains(const char *instances, const char *domains)
+{
+	struct fixture *f = test_calloc(1, sizeof(*f));
+	config_defaults(&f->sc);
+	set(&f->sc, "sched.domains", domains);
+	set(&f->sc, "host.cpus", "4");
+	set(&f->sc, "host.llc_cpus", "2");
+	set(&f->sc, "host.kernel", "3.6");
+	set(&f->sc, "app.instances", instances);
+	if (sim_init(&f->sim, &f->sc, &f->err))
+		fail_msg("sim_init: %s", f->err.msg);
+	for (int i = 0; i < f->sim.ntasks; i++)
+		sched_start_task(&f->sim, &f->sim.tasks[i], &f->sim.hosts[0].cpus[0]);
+	return f;
+}
+
+static struct fixture *build(const char *instances)
+{
+	return build_domains(instances, "llc");
+}
+
+static void release(struct fixture *f)
+{
+	sim_release(&f->sim);
+	test_free(f);
+}
+
+static struct cpu *cpu(struct fixture *f, int i)
+{
+	return &f->sim.hosts[0].cpus[i];
+}
+
+static void test_llc_pulls_latest_enqueued(void **state)
+{
+	struct fixture *f = build("3");
+	struct task *late = &f->sim.tasks[4];
+	(void)state;
+	f->sim.now = 10 * NS_PER_MS; /* nobody ran within 0.5 ms */
+	late->enqueued_at = 5 * NS_PER_MS;
+	sched_tick(&f->sim, cpu(f, 1));
+	assert_int_equal(f->sim.cnt.migrations, 1);
+	assert_int_equal(cpu(f, 1)->nrq, 1);
+	assert_ptr_equal(cpu(f, 1)->rq[0], late);
+	assert_ptr_equal(late->cpu, cpu(f, 1));
+	assert_int_equal(cpu(f, 0)->nrq, 5);
+	release(f);
+}
+
+static void test_cache_hot_stays_once(void **state)
+{
+	struct fixture *f = build("3");
+	(void)state;
+	f->sim.now = 10 * NS_PER_MS;
+	for (int i = 0; i < f->sim.ntasks; i++)
+		f->sim.tasks[i].last_ran = f->sim.now - 100 * 1000; /* 0.1 ms ago */
+	sched_tick(&f->sim, cpu(f, 1));
+	assert_int_equal(f->sim.cnt.migrations, 0);
+	assert_int_equal(cpu(f, 1)->balance_failed[0], 1);
+	/* the next balance of the (idle) CPU may take a hot task */
+	f->sim.now = cpu(f, 1)->next_balance[0];
+	sched_tick(&f->sim, cpu(f, 1));
+	assert_int_equal(f->sim.cnt.migrations, 1);
+	assert_int_equal(cpu(f, 1)->balance_failed[0], 0);
+	release(f);
+}
+
+/* sched.domains = host: no LLC level; the task with the largest vruntime
+ * moves, hot or not, when the decayed loads differ by 125% and a task. */
+static void test_host_domain(void **state)
+{
+	struct fixture *f = build_domains("3", "host");
+	struct task *far = &f->sim.tasks[2];
+	(void)state;
+	f->sim.now = 10 * NS_PER_MS;
+	for (int i = 0; i < f->sim.ntasks; i++)
+		f->sim.tasks[i].last_ran = f->sim.now; /* all hot: no matter */
+	far->vruntime_ns += 1e6;
+	/* instantaneous queues 6 against 0, but no decayed load yet: stays */
+	sched_tick(&f->sim, cpu(f, 1));
+	assert_int_equal(f->sim.cnt.migrations, 0);
+	cpu(f, 0)->load_avg = 6;
+	f->sim.now = cpu(f, 1)->next_balance[0];
+	sched_tick(&f->sim, cpu(f, 1));
+	assert_int_equal(f->sim.cnt.migrations, 1);
+	assert_ptr_equal(far->cpu, cpu(f, 1));
+	release(f);
+}
+
+static void test_across_llc_uses_group_loads(void **state)
+{
+	struct fixture *f = build("3");
+	(void)state;
+	f->sim.now = 10 * NS_PER_MS;
+	/* CPU 1 holds one task so that CPU 2's own LLC sibling level finds
+	 * nothing; LLC {0,1} carries 6 tasks, {2,3} none */
+	sched_tick(&f->sim, cpu(f, 1));
+	assert_int_equal(cpu(f, 1)->nrq, 1);
+	cpu(f, 0)->load_avg = 5;
+	cpu(f, 1)->load_avg = 1;
+	cpu(f, 2)->load_avg = 0;
+	cpu(f, 3)->load_avg = 0;
+	sched_tick(&f->sim, cpu(f, 2));
+	assert_int_equal(f->sim.cnt.migrations, 2);
+	assert_int_equal(cpu(f, 2)->nrq, 1);
+	assert_int_equal(cpu(f, 0)->nrq, 4); /* from the busiest CPU of the group */
+	release(f);
+
+	/* decayed loads even across the LLCs: nothing moves, however the
+	 * instantaneous queues look */
+	f = build("3");
+	f->sim.now = 10 * NS_PER_MS;
+	for (int i = 0; i < 4; i++)
+		cpu(f, i)->load_avg = 1.5;
+	sched_tick(&f->sim, cpu(f, 2));
+	assert_int_equal(f->sim.cnt.migrations, 0);
+	release(f);
+}
+
+/* A sleeping task last on `prev`, woken (not sync) by `waker`, with nine
+ * tasks queued on each: 100 * (9 + 1) > 105 * 9 but <= 112 * 9. */
+static int wake_between(int waker, int prev, const char *domains)
+{
+	struct fixture *f = build_domains("10", domains);
+	struct task *t = &f->sim.tasks[19];
+	int got, other = prev == 1 ? 3 : 1;
+	for (int i = 0; i < 9; i++) {
+		struct task *u = &f->sim.tasks[i];
+		/* move tasks 0..8 to `prev` by hand, keep 9..17 on CPU 0 */
+		for (uint32_t k = 0; k < cpu(f, 0)->nrq; k++)
+			if (cpu(f, 0)->rq[k] == u) {
+				cpu(f, 0)->rq[k] = cpu(f, 0)->rq[--cpu(f, 0)->nrq];
+				break;
+			}
+		cpu(f, prev)->rq[cpu(f, prev)->nrq++] = u;
+		u->cpu = cpu(f, prev);
+	}
+	/* task 18 is moved off CPU 0 so that it holds nine; 19 sleeps on prev */
+	for (uint32_t k = 0; k < cpu(f, 0)->nrq;)
+		if (cpu(f, 0)->rq[k] == &f->sim.tasks[18] || cpu(f, 0)->rq[k] == t)
+			cpu(f, 0)->rq[k] = cpu(f, 0)->rq[--cpu(f, 0)->nrq];
+		else
+			k++;
+	/* busy as well: the waker's sibling, so that an affine wakeup is not
+	 * sent on to an idle CPU of the waker's LLC (select_idle_sibling) */
+	f->sim.tasks[18].cpu = cpu(f, other);
+	cpu(f, other)->rq[cpu(f, other)->nrq++] = &f->sim.tasks[18];
+	assert_int_equal(cpu(f, 0)->nrq, 9);
+	assert_int_equal(cpu(f, prev)->nrq, 9);
+	t->state = TASK_SLEEPING;
+	t->cpu = cpu(f, prev);
+	/* each CPU runs one of its tasks, so none is idle */
+	sched_process_step(&f->sim, cpu(f, 0));
+	sched_process_step(&f->sim, cpu(f, prev));
+	sched_process_step(&f->sim, cpu(f, other));
+	assert_non_null(cpu(f, 0)->curr);
+	assert_non_null(cpu(f, prev)->curr);
+	assert_int_equal(waker, 0);
+	sched_wakeup(&f->sim, cpu(f, waker), t, false);
+	got = t->cpu->id;
+	release(f);
+	return got;
+}
+
+static void test_wake_affine_margin_by_domain(void **state)
+{
+	(void)state;
+	/* prev in the waker's LLC: 1000 > 945, stays on prev */
+	assert_int_equal(wake_between(0, 1, "llc"), 1);
+	/* prev in the other LLC: 1000 <= 1008, pulled to the waker */
+	assert_int_equal(wake_between(0, 2, "llc"), 0);
+	/* one domain over the host: 112% either way */
+	assert_int_equal(wake_between(0, 1, "host"), 0);
+	assert_int_equal(wake_between(0, 2, "host"), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_llc_pulls_latest_enqueued),
+		cmocka_unit_test(test_cache_hot_stays_once),
+		cmocka_unit_test(test_across_llc_uses_group_loads),
+		cmocka_unit_test(test_host_domain),
+		cmocka_unit_test(test_wake_affine_margin_by_domain),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
