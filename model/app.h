@@ -27,6 +27,7 @@ extern const struct app_ops app_stream_sender;
 extern const struct app_ops app_sendfile_sender;
 extern const struct app_ops app_receiver;
 extern const struct app_ops app_monitor; /* monitor.c */
+extern const struct app_ops app_kswapd;  /* monitor.c */
 
 /* Start a background monitor task: first wakeup at `first`. */
 void monitor_arm(struct sim *sim, struct task *t, sim_ns first);

@@ -139,6 +139,8 @@ static const struct row rows[] = {
 	 .help = "background tasks that wake every monitor_period and run cost.monitor cycles"},
 	{HKEY("monitor_period"), .type = T_TIME, HC(monitor_period_ns), .min = MS, .max = 3600 * SEC, .def = "1s",
 	 .unit = "s", .help = "how often each background task wakes"},
+	{HKEY("kswapd"), .type = T_BOOL, HC(kswapd), .def = "off", .unit = "",
+	 .help = "free memory below the order-3 low watermark: each order-3 allocation wakes kswapd"},
 	/* the host's NIC (link.type = nic): IRQ affinity and ethtool -C.  Defaults:
 	 * the Linux myri10ge driver of 2006 (myri10ge_intr_coal_delay = 25 us, no
 	 * frame count; TX completions share the interrupt) */
@@ -287,6 +289,7 @@ static const char *const cost_names[COST_N][2] = {
 	CN(COST_TIMER, "timer"),           CN(COST_GRO_SEG, "gro_seg"),
 	CN(COST_NAPI_POLL, "napi_poll"),   CN(COST_TX_COMPL, "tx_completion"),
 	CN(COST_TICK, "tick"),             CN(COST_MONITOR, "monitor"),
+	CN(COST_KSWAPD, "kswapd"),
 };
 
 /* ---- keys: a (section, row, cost) triple, walked in table order ---- */

@@ -37,4 +37,7 @@ const struct cost_desc cost_table[COST_N] = {
 	[COST_TX_COMPL]      = {"tx_completion", 300, 1e7, "per transmitted frame reaped on TX completion"},
 	[COST_TICK]          = {"tick", 3000, 1e7, "scheduler tick on a CPU that is not idle"},
 	[COST_MONITOR]       = {"monitor", 2e6, 1e10, "one run of a background monitor task (host.monitors)"},
+	/* an assumption, not a measurement: one balance_pgdat pass over a few
+	 * SWAP_CLUSTER_MAX batches of LRU pages; it matters only as CPU time */
+	[COST_KSWAPD]        = {"kswapd", 5e4, 1e10, "one run of kswapd woken by an order-3 allocation (host.kswapd)"},
 };

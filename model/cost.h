@@ -43,6 +43,7 @@ enum cost_id {
 	COST_TX_COMPL,     /* per TX completion reaped */
 	COST_TICK,         /* scheduler tick on a busy CPU */
 	COST_MONITOR,      /* one run of a background monitor task */
+	COST_KSWAPD,       /* one run of kswapd woken by a high-order allocation */
 	COST_N
 };
 

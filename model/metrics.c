@@ -78,6 +78,8 @@ const struct metric_desc metric_table[METRIC_N] = {
 		"fast retransmits: entries into recovery, each a congestion window reduction"},
 	[METRIC_UNDOS_PER_S] = {"undos_per_s", NULL, 0, "undos/s",
 		"recoveries found spurious and undone (D-SACK or timestamps)"},
+	[METRIC_KSWAPD_WAKES_PER_S] = {"kswapd_wakes_per_s", NULL, 0, "wakeups/s",
+		"kswapd woken by a high-order (slab, page frag) allocation's slow path (host.kswapd)"},
 };
 
 int metric_find(const char *name)

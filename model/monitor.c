@@ -50,3 +50,21 @@ static enum app_result monitor_step(struct sim *sim, struct cpu *c, struct task 
 }
 
 const struct app_ops app_monitor = {.name = "monitor", .step = monitor_step};
+
+/* kswapd0 (mm/vmscan.c): woken by an allocation that found free memory
+ * below its watermark (skb.c, host.kswapd), it runs one pass of
+ * cost.kswapd cycles and sleeps again. */
+static enum app_result kswapd_step(struct sim *sim, struct cpu *c, struct task *t)
+{
+	if (!t->in_call) {
+		cpu_charge(sim, c, COST_KSWAPD, c->host->cfg->cost_cycles[COST_KSWAPD]);
+		t->in_call = true;
+		t->calls++;
+		return APP_RAN;
+	}
+	t->in_call = false;
+	sched_block(sim, c, t);
+	return APP_BLOCK;
+}
+
+const struct app_ops app_kswapd = {.name = "kswapd", .step = kswapd_step};

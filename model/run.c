@@ -254,7 +254,7 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	DELTA(netrx_softirqs); DELTA(timer_softirqs); DELTA(res_ipis); DELTA(cal_ipis); DELTA(hardirqs);
 	DELTA(ticks); DELTA(cs); DELTA(pgalloc); DELTA(pgfree); DELTA(gro_merges); DELTA(backlog_drops);
 	DELTA(wakeups);
-	DELTA(migrations); DELTA(ofo); DELTA(snd_wakeups);
+	DELTA(migrations); DELTA(kswapd_wakes); DELTA(ofo); DELTA(snd_wakeups);
 	DELTA(acks_rx); DELTA(acks_rbuf); DELTA(acks_delack); DELTA(acks_quick);
 	DELTA(retrans_segs); DELTA(recoveries); DELTA(undos);
 #undef DELTA
@@ -315,6 +315,7 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	out->v[METRIC_WAKEUPS_PER_S] = (double)d.wakeups / secs;
 	out->v[METRIC_SND_WAKEUPS_PER_S] = (double)d.snd_wakeups / secs;
 	out->v[METRIC_MIGRATIONS_PER_S] = (double)d.migrations / secs;
+	out->v[METRIC_KSWAPD_WAKES_PER_S] = (double)d.kswapd_wakes / secs;
 	out->v[METRIC_OFO_PER_S] = (double)d.ofo / secs;
 	out->v[METRIC_ACKS_RX_PER_S] = (double)d.acks_rx / secs;
 	out->v[METRIC_ACKS_READ_PER_S] = (double)d.acks_rbuf / secs;
@@ -419,7 +420,7 @@ int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 	sim->nconns = sc->instances;
 	sim->ntasks = 2 * sc->instances;
 	for (int h = 0; h < sim->nhosts; h++)
-		sim->ntasks += sc->host[h].monitors;
+		sim->ntasks += sc->host[h].monitors + (sc->host[h].kswapd ? 1 : 0);
 	for (int h = 0; h < sim->nhosts; h++)
 		host_init(sim, &sim->hosts[h], h, sim->ntasks, sim->nconns);
 	if (sim->dev->init)
@@ -450,6 +451,16 @@ int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 			task_setup(sim, t, id, "monitor", k, &sim->hosts[h], -1, &app_monitor, NULL);
 			t->cpu = &sim->hosts[h].cpus[k % sim->hosts[h].ncpus];
 		}
+	for (int h = 0, id = 2 * sc->instances + sc->host[0].monitors + (sim->nhosts > 1 ? sc->host[1].monitors : 0);
+	     h < sim->nhosts; h++)
+		if (sc->host[h].kswapd) { /* kswapd0: asleep until an allocation wakes it */
+			struct task *t = &sim->tasks[id];
+			task_setup(sim, t, id, "kswapd", 0, &sim->hosts[h], -1, &app_kswapd, NULL);
+			t->cpu = &sim->hosts[h].cpus[0];
+			t->sleep_start = 0;
+			sim->hosts[h].kswapd = t;
+			id++;
+		}
 	return TCPSIM_OK;
 }
 
@@ -459,7 +470,8 @@ void sim_start(struct sim *sim)
 		sched_start_task(sim, sim->conns[i].receiver, sim->conns[i].receiver->cpu);
 		sched_start_task(sim, sim->conns[i].sender, sim->conns[i].sender->cpu);
 	}
-	for (int i = 2 * sim->nconns; i < sim->ntasks; i++) { /* monitors: evenly spread phases */
+	int monitors_end = 2 * sim->nconns + sim->sc->host[0].monitors + (sim->nhosts > 1 ? sim->sc->host[1].monitors : 0);
+	for (int i = 2 * sim->nconns; i < monitors_end; i++) { /* monitors: evenly spread phases */
 		struct task *t = &sim->tasks[i];
 		const struct host_cfg *cfg = t->host->cfg;
 		int k = i - 2 * sim->nconns - (t->host->id ? sim->sc->host[0].monitors : 0);

@@ -45,6 +45,7 @@ struct host_cfg {
 	char name[SCENARIO_NAME_MAX];
 	int monitors;             /* background tasks (LKP's monitors), see app.c */
 	sim_ns monitor_period_ns; /* each wakes this often and runs cost.monitor */
+	bool kswapd;              /* free memory below the order-3 low watermark (see skb.c) */
 	double cost_cycles[COST_N]; /* see cost.h */
 
 	/* the host's NIC (link.type = nic; see netdev_nic.h) */

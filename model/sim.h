@@ -79,6 +79,7 @@ struct counters {
 	uint64_t rx_deferred;        /* data frames left to the reader (prequeue, sk_backlog) */
 	uint64_t ack_deferred;       /* ACKs left to the writer (sk_backlog) */
 	uint64_t migrations;         /* tasks moved by load balancing */
+	uint64_t kswapd_wakes;       /* kswapd woken by a high-order allocation (host.kswapd) */
 	uint64_t wire_busy_ns[2];    /* NIC: line time used by host h's transmitter */
 };
 
@@ -97,6 +98,7 @@ struct host {
 	struct cpu *cpus;
 	int sched_factor;          /* 1 + ilog2(min(ncpus, 8)): CFS tunable scaling */
 	int kernel_major, kernel_minor; /* host.kernel, parsed */
+	struct task *kswapd;       /* host.kswapd: the task high-order allocations wake, else NULL */
 };
 
 struct sim {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cpu.h"
+#include "sched.h"
 #include "tcp.h"
 #include "util.h"
 
@@ -71,10 +72,25 @@ static void skb_put(struct sim *sim, struct skb *s)
 	sim->skbs_live--;
 }
 
+/* An allocation of more than one page (a slab of mem.slab_pages, a page
+ * frag of mem.frag_pages: order 3).  With host.kswapd the machine's free
+ * memory sits below the order-3 low watermark, so the fast path fails and
+ * __alloc_pages_slowpath wakes kswapd (wake_all_kswapd -> wakeup_kswapd,
+ * which does nothing if kswapd is already awake) before it allocates. */
+static void highorder_alloc(struct sim *sim, struct cpu *c, int pages)
+{
+	struct task *k = c->host->kswapd;
+	if (pages > 1 && k && k->state == TASK_SLEEPING) {
+		sim->cnt.kswapd_wakes++;
+		sched_wakeup(sim, c, k, false);
+	}
+}
+
 static void slab_alloc(struct sim *sim, struct cpu *c)
 {
 	const struct scenario *sc = sim->sc;
 	if (c->slab_free == 0) {
+		highorder_alloc(sim, c, sc->slab_pages);
 		sim->cnt.pgalloc += (uint64_t)sc->slab_pages;
 		cpu_charge(sim, c, COST_PAGE_ALLOC, c->host->cfg->cost_cycles[COST_PAGE_ALLOC] * sc->slab_pages);
 		c->slab_free += sc->slab_objs;
@@ -145,6 +161,7 @@ void skb_frag_use(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint32_t 
 	while (bytes > 0) {
 		uint32_t n;
 		if (tc->frag_left == 0) {
+			highorder_alloc(sim, c, sc->frag_pages);
 			sim->cnt.pgalloc += (uint64_t)sc->frag_pages;
 			cpu_charge(sim, c, COST_PAGE_ALLOC, c->host->cfg->cost_cycles[COST_PAGE_ALLOC] * sc->frag_pages);
 			tc->frag_left = frag_bytes;

@@ -13,6 +13,7 @@
  *  - sched.domains = host keeps one domain: decayed loads, the task with
  *    the largest vruntime, no cache-hot rule, 112% everywhere.
  *  The first four set sched.domains = llc.
+ *  - host.kswapd: an order-3 allocation wakes a sleeping kswapd, once.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@
 #include "cpu.h"
 #include "sched.h"
 #include "sim.h"
+#include "skb.h"
 
 static void set(struct scenario *sc, const char *key, const char *val)
 {
@@ -218,6 +220,44 @@ static void test_wake_affine_margin_by_domain(void **state)
 	assert_int_equal(wake_between(0, 2, "host"), 0);
 }
 
+/* host.kswapd: an order-3 allocation (a new slab of the skb cache) wakes
+ * kswapd when it sleeps, and only then (wakeup_kswapd checks
+ * waitqueue_active); without the key there is no kswapd task. */
+static void test_highorder_allocation_wakes_kswapd(void **state)
+{
+	struct fixture *f = test_calloc(1, sizeof(*f));
+	struct task *k;
+	struct skb *a, *b;
+	(void)state;
+	config_defaults(&f->sc);
+	set(&f->sc, "host.cpus", "4");
+	set(&f->sc, "host.kswapd", "on");
+	if (sim_init(&f->sim, &f->sc, &f->err))
+		fail_msg("sim_init: %s", f->err.msg);
+	k = f->sim.hosts[0].kswapd;
+	assert_non_null(k);
+	assert_int_equal(k->state, TASK_SLEEPING);
+	cpu(f, 2)->slab_free = 0; /* the next skb needs a new slab */
+	a = skb_alloc(&f->sim, cpu(f, 2), SKB_ACK);
+	assert_true(f->sim.cnt.kswapd_wakes == 1);
+	assert_int_equal(k->state, TASK_RUNNABLE);
+	assert_true(f->sim.cnt.pgalloc == (uint64_t)f->sc.slab_pages);
+	cpu(f, 2)->slab_free = 0;
+	b = skb_alloc(&f->sim, cpu(f, 2), SKB_ACK); /* kswapd is awake already */
+	assert_true(f->sim.cnt.kswapd_wakes == 1);
+	assert_true(f->sim.cnt.pgalloc == 2 * (uint64_t)f->sc.slab_pages);
+	skb_free(&f->sim, cpu(f, 2), a);
+	skb_free(&f->sim, cpu(f, 2), b);
+	release(f);
+
+	f = build("1"); /* host.kswapd off (the default) */
+	assert_null(f->sim.hosts[0].kswapd);
+	cpu(f, 1)->slab_free = 0;
+	skb_free(&f->sim, cpu(f, 1), skb_alloc(&f->sim, cpu(f, 1), SKB_ACK));
+	assert_true(f->sim.cnt.kswapd_wakes == 0);
+	release(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_cache_hot_stays_once),
 		cmocka_unit_test(test_across_llc_uses_group_loads),
 		cmocka_unit_test(test_host_domain),
+		cmocka_unit_test(test_highorder_allocation_wakes_kswapd),
 		cmocka_unit_test(test_wake_affine_margin_by_domain),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
