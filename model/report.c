@@ -175,16 +175,21 @@ static void table_mechanics(FILE *f, const struct scenario *sc, const struct met
 	static const struct {
 		enum metric_id id;
 		const char *label;
-		int nic_only;
+		enum { ROW_ALWAYS, ROW_NIC, ROW_KSWAPD } when; /* two-host runs, host.kswapd */
 	} rows[] = {
-		{METRIC_SEGS_PER_S, "TCP segments sent", 0},
-		{METRIC_FRAMES_PER_S, "frames sent (GSO/TSO = 1)", 0},
-		{METRIC_ACKS_PER_S, "pure ACKs sent", 0},
-		{METRIC_SEGS_PER_FRAME, "segments per frame", 0},
-		{METRIC_ACKS_PER_FRAME, "ACKs per frame", 0},
-		{METRIC_GRO_MERGES_PER_S, "LRO/GRO merges", 0},
-		{METRIC_WIRE_FRAMES_PER_S, "wire frames", 1},
-		{METRIC_HARDIRQS_PER_S, "device hardirqs", 1},
+		{METRIC_SEGS_PER_S, "TCP segments sent", ROW_ALWAYS},
+		{METRIC_FRAMES_PER_S, "frames sent (GSO/TSO = 1)", ROW_ALWAYS},
+		{METRIC_ACKS_PER_S, "pure ACKs sent", ROW_ALWAYS},
+		{METRIC_SEGS_PER_FRAME, "segments per frame", ROW_ALWAYS},
+		{METRIC_ACKS_PER_FRAME, "ACKs per frame", ROW_ALWAYS},
+		{METRIC_GRO_MERGES_PER_S, "LRO/GRO merges", ROW_ALWAYS},
+		{METRIC_WIRE_FRAMES_PER_S, "wire frames", ROW_NIC},
+		{METRIC_HARDIRQS_PER_S, "device hardirqs", ROW_NIC},
+		{METRIC_WAKEUPS_PER_S, "tasks woken", ROW_ALWAYS},
+		{METRIC_SND_WAKEUPS_PER_S, "  of them senders", ROW_ALWAYS},
+		{METRIC_MIGRATIONS_PER_S, "tasks moved to another CPU", ROW_ALWAYS},
+		{METRIC_OFO_PER_S, "frames out of order", ROW_ALWAYS},
+		{METRIC_KSWAPD_WAKES_PER_S, "kswapd woken by order-3", ROW_KSWAPD},
 	};
 	fputs("\nMechanics (all instances, measured interval)\n", f);
 	fprintf(f, "  %-28s %14d  bytes (MTU %d, timestamps %s)\n", "MSS", m->mss_bytes,
@@ -193,7 +198,9 @@ static void table_mechanics(FILE *f, const struct scenario *sc, const struct met
 	fprintf(f, "  %-28s %14lld  bytes (sender, end of run)\n", "sndbuf", (long long)m->sndbuf_bytes);
 	fprintf(f, "  %-28s %14lld  bytes (receiver, end of run)\n", "rcvbuf", (long long)m->rcvbuf_bytes);
 	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
-		if (rows[i].nic_only && sc->link_type != LINK_NIC)
+		if (rows[i].when == ROW_NIC && sc->link_type != LINK_NIC)
+			continue;
+		if (rows[i].when == ROW_KSWAPD && !sc->host[0].kswapd && !(sc->link_type == LINK_NIC && sc->host[1].kswapd))
 			continue;
 		double v = m->v[rows[i].id];
 		char a[32];
