@@ -32,16 +32,25 @@ void monitor_arm(struct sim *sim, struct task *t, sim_ns first)
 	sim_at(sim, first, monitor_wake_ev, t, 0);
 }
 
-static enum app_result monitor_step(struct sim *sim, struct cpu *c, struct task *t)
+/* A background task's turn: its first step runs `cost` cycles, its second
+ * puts it to sleep (false: it just blocked). */
+static bool run_then_sleep(struct sim *sim, struct cpu *c, struct task *t, enum cost_id cost)
 {
 	if (!t->in_call) {
-		cpu_charge(sim, c, COST_MONITOR, c->host->cfg->cost_cycles[COST_MONITOR]);
+		cpu_charge(sim, c, cost, c->host->cfg->cost_cycles[cost]);
 		t->in_call = true;
 		t->calls++;
-		return APP_RAN;
+		return true;
 	}
 	t->in_call = false;
 	sched_block(sim, c, t);
+	return false;
+}
+
+static enum app_result monitor_step(struct sim *sim, struct cpu *c, struct task *t)
+{
+	if (run_then_sleep(sim, c, t, COST_MONITOR))
+		return APP_RAN;
 	do
 		t->next_wake += c->host->cfg->monitor_period_ns;
 	while (t->next_wake <= sim->now);
@@ -56,15 +65,7 @@ const struct app_ops app_monitor = {.name = "monitor", .step = monitor_step};
  * cost.kswapd cycles and sleeps again. */
 static enum app_result kswapd_step(struct sim *sim, struct cpu *c, struct task *t)
 {
-	if (!t->in_call) {
-		cpu_charge(sim, c, COST_KSWAPD, c->host->cfg->cost_cycles[COST_KSWAPD]);
-		t->in_call = true;
-		t->calls++;
-		return APP_RAN;
-	}
-	t->in_call = false;
-	sched_block(sim, c, t);
-	return APP_BLOCK;
+	return run_then_sleep(sim, c, t, COST_KSWAPD) ? APP_RAN : APP_BLOCK;
 }
 
 const struct app_ops app_kswapd = {.name = "kswapd", .step = kswapd_step};
