@@ -9,9 +9,12 @@
  * process context and sleep again.  They are what breaks the symmetry of
  * N identical connection pairs on M CPUs: the run-queue imbalances they
  * cause are what the load balancer and wake_affine react to, so they are
- * the model's source of migrations and of the cross-CPU wakeups that are
- * counted as RES IPIs.  Their wakeups come from a timer interrupt on the
- * CPU the task last ran on (hrtimer_wakeup, hardirq context).
+ * a source of migrations and of cross-CPU wakeups (RES IPIs).  Their
+ * wakeups come from a timer interrupt on the CPU the task last ran on
+ * (hrtimer_wakeup, hardirq context).
+ *
+ * kswapd (host.kswapd) is the other resident: woken by allocations, not
+ * by a timer (skb.c).
  */
 #include "app.h"
 
