@@ -13,4 +13,9 @@ int cmd_sweep(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 
+/* An option with a value at argv[*i]: "-s V", "--set V", "--set=V" and
+ * "-sV" (shrt may be NULL).  1 with *val set and *i advanced past it, 0 if
+ * argv[*i] is not this option, -1 when its value is missing. */
+int cli_option_value(int argc, char **argv, int *i, const char *shrt, const char *lng, const char **val);
+
 #endif

@@ -35,30 +35,9 @@ static int usage_error(const char *cmd, const char *fmt, const char *arg)
 	return 2;
 }
 
-/* "--opt V" or "--opt=V" (and short "-o V"): 1 with *val, 0 if not this option, -1 if V is missing. */
-static int option_value(int argc, char **argv, int *i, const char *shrt, const char *lng, const char **val)
-{
-	const char *a = argv[*i];
-	size_t ln = strlen(lng);
-	if ((shrt && strcmp(a, shrt) == 0) || strcmp(a, lng) == 0) {
-		if (*i + 1 >= argc)
-			return -1;
-		*val = argv[++*i];
-		return 1;
-	}
-	if (strncmp(a, lng, ln) == 0 && a[ln] == '=') {
-		*val = a + ln + 1;
-		return 1;
-	}
-	return 0;
-}
-
 static int parse_num(const char *cmd, const char *opt, const char *s, double lo, double hi, double *v)
 {
-	char *end;
-	errno = 0;
-	*v = strtod(s, &end);
-	if (!*s || *end || errno || !(*v >= lo && *v <= hi)) {
+	if (!parse_finite(s, v) || !(*v >= lo && *v <= hi)) {
 		fprintf(stderr, "tcpsim: %s: %s %s: expected a number from %g to %g\n", cmd, opt, s, lo, hi);
 		return 2;
 	}
@@ -120,7 +99,7 @@ int calibcli_parse(int argc, char **argv, struct calib_cli *o)
 			continue;
 		}
 		for (size_t k = 0; k < ARRAY_SIZE(str_opts) && !matched; k++) {
-			r = option_value(argc, argv, &i, str_opts[k].shrt, str_opts[k].lng, &val);
+			r = cli_option_value(argc, argv, &i, str_opts[k].shrt, str_opts[k].lng, &val);
 			if (r < 0)
 				return usage_error(o->cmd, "option '%s' needs an argument", a);
 			if (r > 0) {
@@ -132,30 +111,30 @@ int calibcli_parse(int argc, char **argv, struct calib_cli *o)
 		}
 		if (matched)
 			continue;
-		if ((r = option_value(argc, argv, &i, "-j", "--jobs", &val)) != 0) {
+		if ((r = cli_option_value(argc, argv, &i, "-j", "--jobs", &val)) != 0) {
 			if (r < 0 || parse_num(o->cmd, "-j", val, 1, 4096, &d))
 				return r < 0 ? usage_error(o->cmd, "option '%s' needs an argument", a) : 2;
 			o->jobs = (int)d;
 			continue;
 		}
-		if ((r = option_value(argc, argv, &i, NULL, "--step", &val)) != 0) {
+		if ((r = cli_option_value(argc, argv, &i, NULL, "--step", &val)) != 0) {
 			if (r < 0 || parse_num(o->cmd, "--step", val, 1e-4, 0.5, &o->step))
 				return r < 0 ? usage_error(o->cmd, "option '%s' needs an argument", a) : 2;
 			continue;
 		}
-		if ((r = option_value(argc, argv, &i, NULL, "--starts", &val)) != 0) {
+		if ((r = cli_option_value(argc, argv, &i, NULL, "--starts", &val)) != 0) {
 			if (r < 0 || parse_num(o->cmd, "--starts", val, 1, 100000, &d))
 				return r < 0 ? usage_error(o->cmd, "option '%s' needs an argument", a) : 2;
 			o->starts = (int)d;
 			continue;
 		}
-		if ((r = option_value(argc, argv, &i, NULL, "--max-iter", &val)) != 0) {
+		if ((r = cli_option_value(argc, argv, &i, NULL, "--max-iter", &val)) != 0) {
 			if (r < 0 || parse_num(o->cmd, "--max-iter", val, 1, 10000, &d))
 				return r < 0 ? usage_error(o->cmd, "option '%s' needs an argument", a) : 2;
 			o->max_iter = (int)d;
 			continue;
 		}
-		if (is_validate && (r = option_value(argc, argv, &i, NULL, "--miss", &val)) != 0) {
+		if (is_validate && (r = cli_option_value(argc, argv, &i, NULL, "--miss", &val)) != 0) {
 			if (r < 0 || parse_num(o->cmd, "--miss", val, 0, 1e9, &o->miss_pct))
 				return r < 0 ? usage_error(o->cmd, "option '%s' needs an argument", a) : 2;
 			continue;

@@ -84,41 +84,11 @@ static int parse_format(const char *s, enum out_format *fmt)
 	return usage_error("--format: unknown format '%s' (table, csv or json)", s);
 }
 
-/*
- * Option with a value: "-s V", "--set V", "--set=V" and "-sV" forms.  Returns
- * 1 and sets *val (advancing *i) when argv[*i] is this option, 0 if it is
- * not, -1 when its value is missing.
- */
-static int option_value(int argc, char **argv, int *i, const char *shrt, const char *lng,
-			const char **val)
-{
-	const char *a = argv[*i];
-	size_t ln = strlen(lng);
-	if ((shrt && strcmp(a, shrt) == 0) || strcmp(a, lng) == 0) {
-		if (*i + 1 >= argc)
-			return -1;
-		*val = argv[++*i];
-		return 1;
-	}
-	if (strncmp(a, lng, ln) == 0 && a[ln] == '=') {
-		*val = a + ln + 1;
-		return 1;
-	}
-	if (shrt && strncmp(a, shrt, 2) == 0 && a[2] != '\0' && a[1] != '-') {
-		*val = a + 2;
-		return 1;
-	}
-	return 0;
-}
-
 /* A whole number 1..max.  0, or -1. */
 static int parse_count(const char *s, int max, int *v)
 {
-	char *end;
 	long n;
-	errno = 0;
-	n = strtol(s, &end, 10);
-	if (!*s || *end || errno || n < 1 || n > max)
+	if (!parse_long_in(s, 1, max, &n))
 		return -1;
 	*v = (int)n;
 	return 0;
@@ -152,7 +122,7 @@ static int parse_args(int argc, char **argv, struct cli_args *o)
 				o->help = 1;
 				continue;
 			}
-			if ((r = option_value(argc, argv, &i, "-s", "--set", &val)) != 0) {
+			if ((r = cli_option_value(argc, argv, &i, "-s", "--set", &val)) != 0) {
 				if (r < 0)
 					return usage_error("option '%s' needs an argument (section.key=value)", a);
 				if (o->max_cfg == 1)
@@ -163,27 +133,27 @@ static int parse_args(int argc, char **argv, struct cli_args *o)
 					add_override(o, o->ncfg - 1, val);
 				continue;
 			}
-			if ((r = option_value(argc, argv, &i, NULL, "--format", &val)) != 0) {
+			if ((r = cli_option_value(argc, argv, &i, NULL, "--format", &val)) != 0) {
 				if (r < 0)
 					return usage_error("option '%s' needs an argument (table, csv or json)", a);
 				if (parse_format(val, &o->fmt))
 					return 2;
 				continue;
 			}
-			if ((r = option_value(argc, argv, &i, "-o", "--output", &val)) != 0) {
+			if ((r = cli_option_value(argc, argv, &i, "-o", "--output", &val)) != 0) {
 				if (r < 0)
 					return usage_error("option '%s' needs an argument (output file)", a);
 				o->out = val;
 				continue;
 			}
-			if (o->max_cfg == 2 && (r = option_value(argc, argv, &i, NULL, "--reps", &val)) != 0) {
+			if (o->max_cfg == 2 && (r = cli_option_value(argc, argv, &i, NULL, "--reps", &val)) != 0) {
 				if (r < 0)
 					return usage_error("option '%s' needs an argument (runs per side)", a);
 				if (parse_count(val, 1000, &o->reps))
 					return usage_error("--reps %s: expected a whole number from 1 to 1000", val);
 				continue;
 			}
-			if (o->max_cfg == 2 && (r = option_value(argc, argv, &i, "-j", "--jobs", &val)) != 0) {
+			if (o->max_cfg == 2 && (r = cli_option_value(argc, argv, &i, "-j", "--jobs", &val)) != 0) {
 				if (r < 0)
 					return usage_error("option '%s' needs an argument (threads)", a);
 				if (parse_count(val, 4096, &o->jobs))

@@ -72,35 +72,10 @@ static int exit_code(const struct tcpsim_err *err)
 	return err->code == TCPSIM_EUSAGE ? 2 : 1;
 }
 
-/* "-j 4", "-j4", "--jobs 4", "--jobs=4".  1 with *val set, 0 not this option, -1 no value. */
-static int opt_value(int argc, char **argv, int *i, const char *shrt, const char *lng, const char **val)
-{
-	const char *a = argv[*i];
-	size_t ln = strlen(lng);
-	if ((shrt && strcmp(a, shrt) == 0) || strcmp(a, lng) == 0) {
-		if (*i + 1 >= argc)
-			return -1;
-		*val = argv[++*i];
-		return 1;
-	}
-	if (strncmp(a, lng, ln) == 0 && a[ln] == '=') {
-		*val = a + ln + 1;
-		return 1;
-	}
-	if (shrt && strncmp(a, shrt, 2) == 0 && a[2] != '\0') {
-		*val = a + 2;
-		return 1;
-	}
-	return 0;
-}
-
 static int parse_count(const char *s, const char *what, long max, int *out)
 {
-	char *end;
 	long v;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (end == s || *end || errno || v < 1 || v > max) {
+	if (!parse_long_in(s, 1, max, &v)) {
 		fprintf(stderr, "tcpsim: sweep: %s '%s': expected a whole number 1..%ld\n", what, s, max);
 		return 2;
 	}
@@ -206,36 +181,36 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
 				a->resume = 1;
 			} else if (strcmp(s, "--merge") == 0) {
 				a->merge = 1;
-			} else if ((r = opt_value(argc, argv, &i, NULL, "--vary", &val)) != 0) {
+			} else if ((r = cli_option_value(argc, argv, &i, NULL, "--vary", &val)) != 0) {
 				if (r < 0)
 					return usage_error("%s needs section.key=LIST", s);
 				a->vary[a->n_vary++] = (char *)val;
-			} else if ((r = opt_value(argc, argv, &i, "-s", "--set", &val)) != 0) {
+			} else if ((r = cli_option_value(argc, argv, &i, "-s", "--set", &val)) != 0) {
 				if (r < 0)
 					return usage_error("%s needs section.key=value", s);
 				a->ov[a->n_ov++] = (char *)val;
-			} else if ((r = opt_value(argc, argv, &i, "-o", "--output", &val)) != 0) {
+			} else if ((r = cli_option_value(argc, argv, &i, "-o", "--output", &val)) != 0) {
 				if (r < 0)
 					return usage_error("%s needs a file name", s);
 				a->out = val;
-			} else if ((r = opt_value(argc, argv, &i, "-j", "--jobs", &val)) != 0) {
+			} else if ((r = cli_option_value(argc, argv, &i, "-j", "--jobs", &val)) != 0) {
 				if (r < 0)
 					return usage_error("%s needs a number of threads", s);
 				if (parse_count(val, "-j", 4096, &a->jobs))
 					return 2;
-			} else if ((r = opt_value(argc, argv, &i, NULL, "--reps", &val)) != 0) {
+			} else if ((r = cli_option_value(argc, argv, &i, NULL, "--reps", &val)) != 0) {
 				if (r < 0)
 					return usage_error("%s needs a number", s);
 				if (parse_count(val, "--reps", 1000000, &a->reps))
 					return 2;
-			} else if ((r = opt_value(argc, argv, &i, NULL, "--shard", &val)) != 0) {
+			} else if ((r = cli_option_value(argc, argv, &i, NULL, "--shard", &val)) != 0) {
 				if (r < 0)
 					return usage_error("%s needs K/N", s);
 				if (sweep_parse_shard(val, &a->shard_k, &a->shard_n, &err) != TCPSIM_OK) {
 					print_err(&err);
 					return 2;
 				}
-			} else if ((r = opt_value(argc, argv, &i, NULL, "--columns", &val)) != 0) {
+			} else if ((r = cli_option_value(argc, argv, &i, NULL, "--columns", &val)) != 0) {
 				if (r < 0)
 					return usage_error("%s needs column names", s);
 				a->columns = val;

@@ -267,7 +267,7 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 	for (int i = 0; i < rs->n; i++)
 		fprintf(f, "  %-*s  %s\n", idw, rs->runs[i].id,
 			v->pred[i].bottleneck_text[0] ? v->pred[i].bottleneck_text
-						      : targets_bottleneck_name(v->pred[i].bottleneck));
+						      : bottleneck_kind_name(v->pred[i].bottleneck));
 
 	if (ts && ts->n > 0) {
 		int met = 0;

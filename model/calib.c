@@ -89,18 +89,6 @@ static int cost_of_key(const char *key, int *host)
 	return -1;
 }
 
-static int parse_double(const char *s, double *v)
-{
-	char *end;
-	if (!*s)
-		return -1;
-	errno = 0;
-	*v = strtod(s, &end);
-	if (errno || *end || !isfinite(*v))
-		return -1;
-	return 0;
-}
-
 int calib_param_applies(const struct calib_param *p, const struct scenario *sc)
 {
 	char val[256];
@@ -190,7 +178,7 @@ static int parse_one_param(struct calib_setup *cs, char *item, const struct cali
 		double v;
 		if (!calib_param_applies(p, &cr->base[i]))
 			continue;
-		if (config_get(&cr->base[i], item, text, sizeof(text)) != 0 || parse_double(text, &v) != 0)
+		if (config_get(&cr->base[i], item, text, sizeof(text)) != 0 || !parse_finite(text, &v))
 			return err_set(err, TCPSIM_EUSAGE, "--fit %s: cannot read its value in run '%s'", item,
 				       cr->rs->runs[i].id);
 		if (!start_from) {
@@ -212,7 +200,7 @@ static int parse_one_param(struct calib_setup *cs, char *item, const struct cali
 		if (!colon)
 			return err_set(err, TCPSIM_EUSAGE, "--fit %s=%s: bounds must be LO:HI", item, range);
 		*colon = '\0';
-		if (parse_double(range, &p->lo) || parse_double(colon + 1, &p->hi))
+		if (!parse_finite(range, &p->lo) || !parse_finite(colon + 1, &p->hi))
 			return err_set(err, TCPSIM_EUSAGE, "--fit %s: bounds '%s:%s' are not numbers", item,
 				       range, colon + 1);
 		if (!(p->lo > 0 && p->lo < p->hi))
@@ -269,7 +257,7 @@ int calib_parse_weights(struct calib_setup *cs, const char *list, struct tcpsim_
 			break;
 		}
 		*eq = '\0';
-		if (parse_double(eq + 1, &w) || w < 0) {
+		if (!parse_finite(eq + 1, &w) || w < 0) {
 			rc = err_set(err, TCPSIM_EUSAGE, "--weight %s: '%s' is not a weight >= 0", item, eq + 1);
 			break;
 		}

@@ -13,6 +13,8 @@
 
 #include <string.h>
 
+#include "util.h"
+
 const struct metric_desc metric_table[METRIC_N] = {
 	[METRIC_THROUGHPUT_MBPS] = {"throughput_mbps", "netperf.Throughput_Mbps", 0, "Mbit/s",
 		"payload throughput per netperf instance (mean), 10^6 bit/s"},
@@ -89,5 +91,26 @@ int metric_find(const char *name)
 	for (int i = 0; i < METRIC_N; i++)
 		if (strcmp(metric_table[i].name, name) == 0)
 			return i;
+	return -1;
+}
+
+static const char *const bottleneck_names[] = {
+	[BOTTLENECK_CPU] = "cpu",
+	[BOTTLENECK_WIRE] = "wire",
+	[BOTTLENECK_WINDOW] = "window",
+	[BOTTLENECK_RECEIVER] = "receiver",
+	[BOTTLENECK_NONE] = "none",
+};
+
+const char *bottleneck_kind_name(enum bottleneck_kind k)
+{
+	return (unsigned)k < ARRAY_SIZE(bottleneck_names) ? bottleneck_names[k] : "unknown";
+}
+
+int bottleneck_kind_find(const char *name)
+{
+	for (int b = 0; name && b < (int)ARRAY_SIZE(bottleneck_names); b++)
+		if (strcmp(name, bottleneck_names[b]) == 0)
+			return b;
 	return -1;
 }

@@ -75,6 +75,11 @@ int metric_find(const char *name);
 
 enum bottleneck_kind { BOTTLENECK_CPU, BOTTLENECK_WIRE, BOTTLENECK_WINDOW, BOTTLENECK_RECEIVER, BOTTLENECK_NONE };
 
+/* "cpu", "wire", "window", "receiver", "none"; "unknown" out of range. */
+const char *bottleneck_kind_name(enum bottleneck_kind k);
+/* The kind with that name, or -1. */
+int bottleneck_kind_find(const char *name);
+
 struct metrics {
 	double v[METRIC_N];
 

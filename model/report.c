@@ -21,14 +21,6 @@
 
 static const char *const ctx_names[3] = {"hardirq", "softirq", "process"};
 
-static const char *const bottleneck_names[] = {
-	[BOTTLENECK_CPU] = "cpu",
-	[BOTTLENECK_WIRE] = "wire",
-	[BOTTLENECK_WINDOW] = "window",
-	[BOTTLENECK_RECEIVER] = "receiver",
-	[BOTTLENECK_NONE] = "none",
-};
-
 static int stream_status(FILE *f)
 {
 	return ferror(f) ? -1 : 0;
@@ -262,8 +254,7 @@ static void table_cpu(FILE *f, const struct scenario *sc, const struct metrics *
 static void table_run(FILE *f, const struct scenario *sc, const struct metrics *m)
 {
 	const char *bn = m->bottleneck_text[0] ? m->bottleneck_text
-		       : (unsigned)m->bottleneck < ARRAY_SIZE(bottleneck_names) ? bottleneck_names[m->bottleneck]
-		       : "unknown";
+		       : bottleneck_kind_name(m->bottleneck);
 	fprintf(f, "\nBottleneck: %s\n", bn);
 	fprintf(f, "Run: warm-up %.3f s, measured %.3f s in %d batches, early stop %s, "
 		   "throughput 95%% CI +-%.2f%% of mean, %llu events, seed %llu\n",
@@ -382,7 +373,7 @@ json_t *report_json_object(const struct scenario *sc, const struct metrics *m)
 	json_object_set_new(o, "events", json_integer((json_int_t)m->events));
 	json_object_set_new(o, "bottleneck", json_string(m->bottleneck_text));
 	json_object_set_new(o, "bottleneck_kind",
-			    json_string(bk < ARRAY_SIZE(bottleneck_names) ? bottleneck_names[bk] : "unknown"));
+			    json_string(bottleneck_kind_name(bk)));
 	json_object_set_new(o, "bottleneck_host", json_integer(m->bottleneck_host));
 	json_object_set_new(o, "bottleneck_cpu", json_integer(m->bottleneck_cpu));
 	json_object_set_new(o, "bottleneck_util_pct", json_num(m->bottleneck_util_pct));

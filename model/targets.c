@@ -24,24 +24,11 @@ static const char *const kind_names[] = {
 	[TARGET_BOTTLENECK] = "bottleneck",
 };
 
-static const char *const bottleneck_names[] = {
-	[BOTTLENECK_CPU] = "cpu",
-	[BOTTLENECK_WIRE] = "wire",
-	[BOTTLENECK_WINDOW] = "window",
-	[BOTTLENECK_RECEIVER] = "receiver",
-	[BOTTLENECK_NONE] = "none",
-};
-
 enum tcol { TC_CHECK, TC_METRIC, TC_RUN, TC_BASE, TC_LIMIT, TC_EXPECT, TC_LACKS, TC_SOURCE, TC_N };
 
 static const char *const col_names[TC_N] = {
 	"check", "metric", "run", "base", "limit", "expect", "lacks", "source",
 };
-
-const char *targets_bottleneck_name(enum bottleneck_kind k)
-{
-	return (unsigned)k < ARRAY_SIZE(bottleneck_names) ? bottleneck_names[k] : "unknown";
-}
 
 struct treader {
 	struct target_set *ts;
@@ -135,10 +122,7 @@ static int read_row(struct treader *rd)
 		return err_set(rd->err, TCPSIM_EUSAGE, "%s:%d: column 'base': empty (a change check needs a base run id)",
 			       P, L);
 	if (t.kind == TARGET_BOTTLENECK) {
-		int k = -1;
-		for (int b = 0; b < (int)ARRAY_SIZE(bottleneck_names); b++)
-			if (v[TC_EXPECT] && strcmp(v[TC_EXPECT], bottleneck_names[b]) == 0)
-				k = b;
+		int k = bottleneck_kind_find(v[TC_EXPECT]);
 		if (k < 0)
 			return err_set(rd->err, TCPSIM_EUSAGE,
 				       "%s:%d: column 'expect': '%s' is not cpu, wire, window, receiver or none", P, L,
@@ -283,7 +267,7 @@ static void eval_bottleneck(const struct target *t, const struct metrics *pred, 
 	o->measured = o->predicted = NAN;
 	o->met = m->bottleneck == t->expect;
 	snprintf(o->text, sizeof(o->text), "bottleneck of %s: expected %s, predicted %s (%s)", t->run,
-		 targets_bottleneck_name(t->expect), targets_bottleneck_name(m->bottleneck),
+		 bottleneck_kind_name(t->expect), bottleneck_kind_name(m->bottleneck),
 		 m->bottleneck_text[0] ? m->bottleneck_text : "no detail");
 }
 

@@ -65,7 +65,4 @@ struct target_outcome {
 int targets_eval(const struct target_set *ts, const struct run_set *rs, const struct metrics *pred,
 		 const bool *held_out, struct target_outcome *out, struct tcpsim_err *err);
 
-/* Name of a bottleneck kind ("cpu", "wire", ...). */
-const char *targets_bottleneck_name(enum bottleneck_kind k);
-
 #endif

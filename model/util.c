@@ -1,6 +1,8 @@
 #include "util.h"
 #include "err.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,4 +73,28 @@ void err_clear(struct tcpsim_err *e)
 {
 	e->code = 0;
 	e->msg[0] = '\0';
+}
+
+bool parse_finite(const char *s, double *out)
+{
+	char *end;
+	double v;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end || errno == ERANGE || !isfinite(v))
+		return false;
+	*out = v;
+	return true;
+}
+
+bool parse_long_in(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end || errno || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
 }

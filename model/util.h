@@ -10,6 +10,7 @@
 #ifndef TCPSIM_UTIL_H
 #define TCPSIM_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,12 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+
+/* s is, whole, a finite number in strtod's syntax (no trailing characters,
+ * no overflow); *out is set only when it is. */
+bool parse_finite(const char *s, double *out);
+/* s is, whole, a decimal integer within lo..hi; *out is set only when it is. */
+bool parse_long_in(const char *s, long lo, long hi, long *out);
 
 _Noreturn void invariant_failed(const char *file, int line, const char *expr,
 				const char *fmt, ...)

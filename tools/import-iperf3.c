@@ -46,6 +46,8 @@
 #include "runs.h"
 #include "util.h"
 
+#include "toolopt.h"
+
 #define PROG "import-iperf3"
 
 static const char usage_text[] =
@@ -171,10 +173,7 @@ static int import(const char *path, const struct opts *o, struct run_set *rs,
 
 static int usage(const char *msg)
 {
-	if (msg)
-		fprintf(stderr, PROG ": %s\n", msg);
-	fputs(usage_text, stderr);
-	return 2;
+	return tool_usage(PROG, usage_text, msg);
 }
 
 int main(int argc, char **argv)
@@ -199,11 +198,8 @@ int main(int argc, char **argv)
 		case 'v': o.overrides = optarg; break;
 		case 'i': o.id = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;
-		default: {
-			char m[128];
-			snprintf(m, sizeof(m), "unknown or incomplete option '%s'", argv[optind - 1]);
-			return usage(m);
-		}
+		default:
+			return tool_bad_option(PROG, usage_text, argv);
 		}
 	}
 	if (!o.out)

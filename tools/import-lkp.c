@@ -43,6 +43,8 @@
 #include "runs.h"
 #include "util.h"
 
+#include "toolopt.h"
+
 #define PROG "import-lkp"
 
 static const char usage_text[] =
@@ -336,10 +338,7 @@ static int import(FILE *in, const char *path, const struct opts *o, struct run_s
 
 static int usage(const char *msg)
 {
-	if (msg)
-		fprintf(stderr, PROG ": %s\n", msg);
-	fputs(usage_text, stderr);
-	return 2;
+	return tool_usage(PROG, usage_text, msg);
 }
 
 int main(int argc, char **argv)
@@ -382,11 +381,8 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'h': fputs(usage_text, stdout); return 0;
-		default: {
-			char m[128];
-			snprintf(m, sizeof(m), "unknown or incomplete option '%s'", argv[optind - 1]);
-			return usage(m);
-		}
+		default:
+			return tool_bad_option(PROG, usage_text, argv);
 		}
 	}
 	if (!o.out)

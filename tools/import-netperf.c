@@ -43,6 +43,8 @@
 #include "runs.h"
 #include "util.h"
 
+#include "toolopt.h"
+
 #define PROG "import-netperf"
 #define MAX_TOK 16
 
@@ -102,17 +104,6 @@ static int split(char *s, char **tok)
 		else
 			return MAX_TOK + 1;
 	return n;
-}
-
-static int parse_num(const char *s, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || *end || errno == ERANGE || !isfinite(v))
-		return -1;
-	*out = v;
-	return 0;
 }
 
 static char *trim(char *s)
@@ -246,7 +237,7 @@ static int parse_file(FILE *in, struct parse *p, struct tcpsim_err *err)
 		struct nrow r = {.nf = n, .line = line, .label = label, .unit_bps = unit_bps};
 		label = NULL;
 		for (int i = 0; i < n && !rc; i++)
-			if (parse_num(tok[i], &r.f[i]))
+			if (!parse_finite(tok[i], &r.f[i]))
 				rc = err_set(err, TCPSIM_EUSAGE,
 					     "%s:%d: field %d (%s): '%s' is not a number", p->path,
 					     line, i + 1, col_names[i], tok[i]);
@@ -352,10 +343,7 @@ static int to_runs(const struct parse *p, const struct strlist *scen, const stru
 
 static int usage(const char *msg)
 {
-	if (msg)
-		fprintf(stderr, PROG ": %s\n", msg);
-	fputs(usage_text, stderr);
-	return 2;
+	return tool_usage(PROG, usage_text, msg);
 }
 
 int main(int argc, char **argv)
@@ -383,11 +371,8 @@ int main(int argc, char **argv)
 		case 'i': strlist_add(&ids, optarg); break;
 		case 'p': prefix = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;
-		default: {
-			char m[128];
-			snprintf(m, sizeof(m), "unknown or incomplete option '%s'", argv[optind - 1]);
-			return usage(m);
-		}
+		default:
+			return tool_bad_option(PROG, usage_text, argv);
 		}
 	}
 	int status = 0;

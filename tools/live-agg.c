@@ -42,6 +42,8 @@
 #include "runs.h"
 #include "util.h"
 
+#include "toolopt.h"
+
 #define PROG "live-agg"
 
 static const char usage_text[] =
@@ -94,10 +96,7 @@ static int parse_value(const char *s, double *out)
 		*out = NAN;
 		return 1;
 	}
-	char *end;
-	errno = 0;
-	*out = strtod(s, &end);
-	return end != s && !*end && errno == 0 && isfinite(*out);
+	return parse_finite(s, out);
 }
 
 static void on_record(int c, void *data)
@@ -360,18 +359,13 @@ static int aggregate(const struct reader *r, const struct opts *o, struct tcpsim
 
 static int usage(const char *msg)
 {
-	if (msg)
-		fprintf(stderr, PROG ": %s\n", msg);
-	fputs(usage_text, stderr);
-	return 2;
+	return tool_usage(PROG, usage_text, msg);
 }
 
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
-	char *end;
-	errno = 0;
-	long x = strtol(s, &end, 10);
-	if (end == s || *end || errno || x < lo || x > hi)
+	long x;
+	if (!parse_long_in(s, lo, hi, &x))
 		return 0;
 	*out = (int)x;
 	return 1;
@@ -415,11 +409,8 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'h': fputs(usage_text, stdout); return 0;
-		default: {
-			char m[128];
-			snprintf(m, sizeof(m), "unknown or incomplete option '%s'", argv[optind - 1]);
-			return usage(m);
-		}
+		default:
+			return tool_bad_option(PROG, usage_text, argv);
 		}
 	}
 	if (optind != argc - 1)

@@ -56,6 +56,8 @@
 #include "procstat.h"
 #include "util.h"
 
+#include "toolopt.h"
+
 #define PROG "live-row"
 
 /* The columns of a repetitions file, in order. */
@@ -430,18 +432,12 @@ out:
 
 static int usage(const char *msg)
 {
-	if (msg)
-		fprintf(stderr, PROG ": %s\n", msg);
-	fputs(usage_text, stderr);
-	return 2;
+	return tool_usage(PROG, usage_text, msg);
 }
 
 static int parse_num(const char *s, double *out)
 {
-	char *end;
-	errno = 0;
-	*out = strtod(s, &end);
-	return end != s && !*end && errno == 0 && isfinite(*out) && *out >= 0;
+	return parse_finite(s, out) && *out >= 0;
 }
 
 int main(int argc, char **argv)
@@ -489,11 +485,8 @@ int main(int argc, char **argv)
 			*(c == 'q' ? &o.quiet_busy : c == 'O' ? &o.other_max : &o.steal_max) = x;
 			break;
 		case 'h': fputs(usage_text, stdout); return 0;
-		default: {
-			char m[128];
-			snprintf(m, sizeof(m), "unknown or incomplete option '%s'", argv[optind - 1]);
-			return usage(m);
-		}
+		default:
+			return tool_bad_option(PROG, usage_text, argv);
 		}
 	}
 	if (optind != argc)

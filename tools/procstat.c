@@ -31,6 +31,8 @@
 #include "procstat.h"
 #include "util.h"
 
+#include "toolopt.h"
+
 #define PROG "procstat"
 
 static const char usage_text[] =
@@ -234,10 +236,7 @@ static int busy(double secs, struct tcpsim_err *err)
 
 static int usage(const char *msg)
 {
-	if (msg)
-		fprintf(stderr, PROG ": %s\n", msg);
-	fputs(usage_text, stderr);
-	return 2;
+	return tool_usage(PROG, usage_text, msg);
 }
 
 int main(int argc, char **argv)

@@ -1,0 +1,27 @@
+/*
+ * args.c: the option-with-a-value parser every subcommand uses (cli.h).
+ */
+#include <string.h>
+
+#include "cli.h"
+
+int cli_option_value(int argc, char **argv, int *i, const char *shrt, const char *lng, const char **val)
+{
+	const char *a = argv[*i];
+	size_t ln = strlen(lng);
+	if ((shrt && strcmp(a, shrt) == 0) || strcmp(a, lng) == 0) {
+		if (*i + 1 >= argc)
+			return -1;
+		*val = argv[++*i];
+		return 1;
+	}
+	if (strncmp(a, lng, ln) == 0 && a[ln] == '=') {
+		*val = a + ln + 1;
+		return 1;
+	}
+	if (shrt && strncmp(a, shrt, 2) == 0 && a[2] != '\0' && a[1] != '-') {
+		*val = a + 2;
+		return 1;
+	}
+	return 0;
+}
