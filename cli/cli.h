@@ -7,6 +7,8 @@
 #ifndef TCPSIM_CLI_H
 #define TCPSIM_CLI_H
 
+#include <stdio.h>
+
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
@@ -17,5 +19,8 @@ int cmd_validate(int argc, char **argv);
  * "-sV" (shrt may be NULL).  1 with *val set and *i advanced past it, 0 if
  * argv[*i] is not this option, -1 when its value is missing. */
 int cli_option_value(int argc, char **argv, int *i, const char *shrt, const char *lng, const char **val);
+
+/* open_memstream for a report; NULL (said on stderr) when it cannot. */
+FILE *cli_memstream(char **buf, size_t *len);
 
 #endif

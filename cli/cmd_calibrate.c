@@ -442,9 +442,8 @@ int cmd_calibrate(int argc, char **argv)
 		rc = calibcli_status(fit_rc);
 		goto done;
 	}
-	ms = open_memstream(&buf, &len);
+	ms = cli_memstream(&buf, &len);
 	if (!ms) {
-		fprintf(stderr, "tcpsim: cannot format the report: %s\n", strerror(errno));
 		rc = 1;
 		goto done;
 	}

@@ -324,9 +324,8 @@ int cmd_run(int argc, char **argv)
 		rc = err.code == TCPSIM_EUSAGE ? 2 : 1;
 		goto done;
 	}
-	ms = open_memstream(&buf, &len);
+	ms = cli_memstream(&buf, &len);
 	if (!ms) {
-		fprintf(stderr, "tcpsim: cannot format the report: %s\n", strerror(errno));
 		rc = 1;
 		goto done;
 	}
@@ -476,9 +475,8 @@ int cmd_compare(int argc, char **argv)
 			.runs = &m[s * a.reps],
 			.n = a.reps,
 		};
-	ms = open_memstream(&buf, &len);
+	ms = cli_memstream(&buf, &len);
 	if (!ms) {
-		fprintf(stderr, "tcpsim: cannot format the report: %s\n", strerror(errno));
 		rc = 1;
 		goto done;
 	}

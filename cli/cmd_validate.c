@@ -334,9 +334,8 @@ int cmd_validate(int argc, char **argv)
 			goto fail;
 	}
 	n = collect_rows(&rs, &v, &rows);
-	ms = open_memstream(&buf, &len);
+	ms = cli_memstream(&buf, &len);
 	if (!ms) {
-		fprintf(stderr, "tcpsim: cannot format the report: %s\n", strerror(errno));
 		rc = 1;
 		goto done;
 	}

@@ -1,6 +1,9 @@
 /*
- * args.c: the option-with-a-value parser every subcommand uses (cli.h).
+ * common.c: what every subcommand uses (cli.h): the option-with-a-value
+ * parser and the memory stream a report is formatted into.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
@@ -24,4 +27,12 @@ int cli_option_value(int argc, char **argv, int *i, const char *shrt, const char
 		return 1;
 	}
 	return 0;
+}
+
+FILE *cli_memstream(char **buf, size_t *len)
+{
+	FILE *ms = open_memstream(buf, len);
+	if (!ms)
+		fprintf(stderr, "tcpsim: cannot format the report: %s\n", strerror(errno));
+	return ms;
 }
