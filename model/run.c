@@ -445,21 +445,20 @@ int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 		rcv->cpu = &rhh->cpus[rcpu];
 		snd->cpu = &sh->cpus[scpu];
 	}
-	for (int h = 0, id = 2 * sc->instances; h < sim->nhosts; h++)
+	int id = 2 * sc->instances; /* then the monitors of each host, then each kswapd */
+	for (int h = 0; h < sim->nhosts; h++)
 		for (int k = 0; k < sc->host[h].monitors; k++, id++) {
 			struct task *t = &sim->tasks[id];
 			task_setup(sim, t, id, "monitor", k, &sim->hosts[h], -1, &app_monitor, NULL);
 			t->cpu = &sim->hosts[h].cpus[k % sim->hosts[h].ncpus];
 		}
-	for (int h = 0, id = 2 * sc->instances + sc->host[0].monitors + (sim->nhosts > 1 ? sc->host[1].monitors : 0);
-	     h < sim->nhosts; h++)
+	for (int h = 0; h < sim->nhosts; h++)
 		if (sc->host[h].kswapd) { /* kswapd0: asleep until an allocation wakes it */
 			struct task *t = &sim->tasks[id];
-			task_setup(sim, t, id, "kswapd", 0, &sim->hosts[h], -1, &app_kswapd, NULL);
+			task_setup(sim, t, id++, "kswapd", 0, &sim->hosts[h], -1, &app_kswapd, NULL);
 			t->cpu = &sim->hosts[h].cpus[0];
 			t->sleep_start = 0;
 			sim->hosts[h].kswapd = t;
-			id++;
 		}
 	return TCPSIM_OK;
 }
@@ -470,11 +469,12 @@ void sim_start(struct sim *sim)
 		sched_start_task(sim, sim->conns[i].receiver, sim->conns[i].receiver->cpu);
 		sched_start_task(sim, sim->conns[i].sender, sim->conns[i].sender->cpu);
 	}
-	int monitors_end = 2 * sim->nconns + sim->sc->host[0].monitors + (sim->nhosts > 1 ? sim->sc->host[1].monitors : 0);
-	for (int i = 2 * sim->nconns; i < monitors_end; i++) { /* monitors: evenly spread phases */
+	for (int i = 2 * sim->nconns; i < sim->ntasks; i++) { /* monitors: evenly spread phases */
 		struct task *t = &sim->tasks[i];
 		const struct host_cfg *cfg = t->host->cfg;
 		int k = i - 2 * sim->nconns - (t->host->id ? sim->sc->host[0].monitors : 0);
+		if (t->ops != &app_monitor)
+			continue; /* kswapd sleeps until an allocation wakes it */
 		monitor_arm(sim, t, cfg->monitor_period_ns * (k + 1) / (cfg->monitors + 1));
 	}
 	for (int h = 0; h < sim->nhosts; h++) {
