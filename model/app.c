@@ -24,6 +24,17 @@
 
 #define PAGE_BYTES 4096u
 
+/* Entering a send or receive call: the system call, and for iperf3's loop
+ * (iperf_run_client/iperf_run_server) the select() it makes before each
+ * read() or write(). */
+static void call_begin(struct sim *sim, struct cpu *c)
+{
+	const double *cost = c->host->cfg->cost_cycles;
+	cpu_charge(sim, c, COST_SYSCALL, cost[COST_SYSCALL]);
+	if (sim->sc->loop == LOOP_IPERF3)
+		cpu_charge(sim, c, COST_SYSCALL, cost[COST_SYSCALL]);
+}
+
 static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *t, bool sendfile)
 {
 	struct tcp_conn *tc = t->conn;
@@ -31,7 +42,7 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 	uint32_t want, n;
 
 	if (!t->in_call) {
-		cpu_charge(sim, c, COST_SYSCALL, cost[COST_SYSCALL]);
+		call_begin(sim, c);
 		t->in_call = true;
 		t->call_left = sim->sc->send_size;
 		t->calls++;
@@ -63,6 +74,7 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 		tcp_push(sim, c, tc, true);
 		tcp_writer_release(sim, c, tc); /* release_sock */
 		t->in_call = false;
+		sim->cnt.writes++;
 	}
 	return APP_RAN;
 }
@@ -248,12 +260,11 @@ static void receiver_copied(struct sim *sim, struct cpu *c, struct task *t, uint
 static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task *t)
 {
 	struct tcp_conn *tc = t->conn;
-	const double *cost = c->host->cfg->cost_cycles;
 	int64_t want;
 	uint32_t n;
 
 	if (!t->in_call) {
-		cpu_charge(sim, c, COST_SYSCALL, cost[COST_SYSCALL]);
+		call_begin(sim, c);
 		t->in_call = true;
 		t->call_done = 0;
 		t->calls++;

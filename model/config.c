@@ -90,6 +90,7 @@ static const char *const cc_names[] = {[CC_RENO] = "reno", [CC_CUBIC] = "cubic",
 static const char *const domains_names[] = {[DOMAINS_HOST] = "host", [DOMAINS_LLC] = "llc", NULL};
 static const char *const sendfile_names[] = {[SENDFILE_LINUX] = "linux", [SENDFILE_FREEBSD_OLD] = "freebsd-old",
 					    [SENDFILE_FREEBSD_NEW] = "freebsd-new", NULL};
+static const char *const loop_names[] = {[LOOP_NETPERF] = "netperf", [LOOP_IPERF3] = "iperf3", NULL};
 static const char *const test_names[] = {
 	[APP_TCP_STREAM] = "TCP_STREAM", [APP_TCP_SENDFILE] = "TCP_SENDFILE", NULL};
 
@@ -141,6 +142,10 @@ static const struct row rows[] = {
 	 .unit = "s", .help = "how often each background task wakes"},
 	{HKEY("kswapd"), .type = T_BOOL, HC(kswapd), .def = "off", .unit = "",
 	 .help = "free memory below the order-3 low watermark: each order-3 allocation wakes kswapd"},
+	{HKEY("idle_poll"), .type = T_TIME, HC(idle_poll_ns), .min = 0, .max = SEC, .def = "0", .unit = "us",
+	 .help = "an idle CPU polls this long before it halts: a wakeup meanwhile needs no IPI (sched_wake_idle_without_ipi)"},
+	{HKEY("idle_exit"), .type = T_TIME, HC(idle_exit_ns), .min = 0, .max = SEC, .def = "0", .unit = "us",
+	 .help = "exit latency of a halted CPU: from the IPI to the first instruction it runs (a VM: the vCPU rescheduled)"},
 	/* the host's NIC (link.type = nic): IRQ affinity and ethtool -C.  Defaults:
 	 * the Linux myri10ge driver of 2006 (myri10ge_intr_coal_delay = 25 us, no
 	 * frame count; TX completions share the interrupt) */
@@ -227,6 +232,12 @@ static const struct row rows[] = {
 	 .help = "TCP_NODELAY (Nagle off)"},
 	{KEY(G_TCP, "tcp", "adv_win_scale"), .type = T_INT, SC(adv_win_scale), .min = -4, .max = 4,
 	 .flags = F_NONZERO, .def = "1", .unit = "", .help = "tcp_adv_win_scale: buffer share kept as window"},
+	{KEY(G_TCP, "tcp", "pacing"), .type = T_BOOL, SC(pacing), .def = "off", .unit = "",
+	 .help = "the socket paces itself with its own hrtimer (SK_PACING_NEEDED, 4.13+): set by bbr's init, kept after a switch to cubic"},
+	{KEY(G_TCP, "tcp", "pacing_ss_ratio"), .type = T_INT, SC(pacing_ss_ratio), .min = 1, .max = 1000,
+	 .def = "200", .unit = "%", .help = "net.ipv4.tcp_pacing_ss_ratio: pacing rate in slow start, % of cwnd * mss / srtt"},
+	{KEY(G_TCP, "tcp", "pacing_ca_ratio"), .type = T_INT, SC(pacing_ca_ratio), .min = 1, .max = 1000,
+	 .def = "120", .unit = "%", .help = "net.ipv4.tcp_pacing_ca_ratio: pacing rate in congestion avoidance, %"},
 
 	/* [app] */
 	{KEY(G_APP, "app", "test"), .type = T_ENUM, SC(test), .names = test_names,
@@ -237,6 +248,8 @@ static const struct row rows[] = {
 	 .def = "87380", .unit = "bytes", .help = "bytes per recv() (netperf -M)"},
 	{KEY(G_APP, "app", "instances"), .type = T_INT, SC(instances), .min = 1, .max = 4096,
 	 .def = "1", .unit = "pairs", .help = "concurrent sender/receiver pairs"},
+	{KEY(G_APP, "app", "loop"), .type = T_ENUM, SC(loop), .names = loop_names,
+	 .def = "netperf", .unit = "", .help = "the applications' loop: netperf (a blocking call per message) or iperf3 (select() before each read() and write())"},
 	{KEY(G_APP, "app", "send_cpu"), .type = T_INT, SC(send_cpu), .min = -1, .max = 255,
 	 .def = "-1", .unit = "CPU", .help = "sender's CPU; -1 = scheduler decides (netperf -T)"},
 	{KEY(G_APP, "app", "recv_cpu"), .type = T_INT, SC(recv_cpu), .min = -1, .max = 255,
@@ -289,7 +302,7 @@ static const char *const cost_names[COST_N][2] = {
 	CN(COST_TIMER, "timer"),           CN(COST_GRO_SEG, "gro_seg"),
 	CN(COST_NAPI_POLL, "napi_poll"),   CN(COST_TX_COMPL, "tx_completion"),
 	CN(COST_TICK, "tick"),             CN(COST_MONITOR, "monitor"),
-	CN(COST_KSWAPD, "kswapd"),
+	CN(COST_KSWAPD, "kswapd"),         CN(COST_TIMER_IRQ, "timer_irq"),
 };
 
 /* ---- keys: a (section, row, cost) triple, walked in table order ---- */

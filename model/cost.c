@@ -40,4 +40,7 @@ const struct cost_desc cost_table[COST_N] = {
 	/* an assumption, not a measurement: one balance_pgdat pass over a few
 	 * SWAP_CLUSTER_MAX batches of LRU pages; it matters only as CPU time */
 	[COST_KSWAPD]        = {"kswapd", 5e4, 1e10, "one run of kswapd woken by an order-3 allocation (host.kswapd)"},
+	/* bare metal: ~1-2 us per expiry including the TSC-deadline rewrite; a
+	 * virtual machine pays a VM exit for each (measure with tools/bin/primcost) */
+	[COST_TIMER_IRQ]     = {"timer_irq", 3000, 1e8, "one hrtimer interrupt (LOC) that expires a timer, e.g. TCP's pacing timer"},
 };

@@ -44,6 +44,7 @@ enum cost_id {
 	COST_TICK,         /* scheduler tick on a busy CPU */
 	COST_MONITOR,      /* one run of a background monitor task */
 	COST_KSWAPD,       /* one run of kswapd woken by a high-order allocation */
+	COST_TIMER_IRQ,    /* one hrtimer interrupt (local APIC timer, LOC): entry, expiry, reprogramming */
 	COST_N
 };
 

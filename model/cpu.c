@@ -34,6 +34,7 @@ void cpu_init(struct sim *sim, struct host *h, struct cpu *c, int id, int ntasks
 	c->rq = xcalloc((size_t)ntasks_max + 1, sizeof(*c->rq));
 	c->timers_cap = (uint32_t)nconns_max + 1;
 	c->timers = xcalloc(c->timers_cap, sizeof(*c->timers));
+	c->paced = xcalloc(c->timers_cap, sizeof(*c->paced));
 	c->napi = xcalloc(8, sizeof(*c->napi));
 }
 
@@ -41,6 +42,7 @@ void cpu_release(struct cpu *c)
 {
 	free(c->rq);
 	free(c->timers);
+	free(c->paced);
 	free(c->napi);
 }
 
@@ -106,16 +108,29 @@ static void irq_step(struct sim *sim, struct cpu *c)
 	switch ((enum irq_kind)it.kind) {
 	case IRQ_IPI_RES:
 	case IRQ_IPI_CAL:
+		if (it.kind == IRQ_IPI_RES)
+			c->acct.res++;
+		else
+			c->acct.cal++;
 		cpu_charge(sim, c, COST_IPI_RECV, c->host->cfg->cost_cycles[COST_IPI_RECV]);
 		sched_ipi(sim, c, it.kind);
 		break;
 	case IRQ_TICK:
+		c->acct.loc++;
 		cpu_charge(sim, c, COST_TICK, c->host->cfg->cost_cycles[COST_TICK]);
 		sched_tick(sim, c);
 		break;
 	case IRQ_TIMER_WAKE: /* hrtimer_wakeup of a sleeping task */
+		c->acct.loc++;
 		cpu_charge(sim, c, COST_TIMER, c->host->cfg->cost_cycles[COST_TIMER]);
 		sched_wakeup(sim, c, it.obj, false);
+		break;
+	case IRQ_HRTIMER: /* a soft hrtimer expired: hrtimer_interrupt raises HRTIMER_SOFTIRQ */
+		c->acct.loc++;
+		sim->cnt.pace_irqs++;
+		cpu_charge(sim, c, COST_TIMER_IRQ, c->host->cfg->cost_cycles[COST_TIMER_IRQ]);
+		INVARIANT(c->npaced < c->timers_cap, "cpu%d: pacing timer list full", c->id);
+		c->paced[c->npaced++] = it.obj;
 		break;
 	case IRQ_DEV:
 		INVARIANT(sim->dev->irq, "device interrupt without a handler");
@@ -126,7 +141,7 @@ static void irq_step(struct sim *sim, struct cpu *c)
 
 static bool softirq_pending(const struct cpu *c)
 {
-	return c->ntimers || c->netrx_pending || c->in_netrx;
+	return c->ntimers || c->npaced || c->netrx_pending || c->in_netrx;
 }
 
 /* One softirq step: a timer, the NET_RX entry, one packet, or the exit. */
@@ -141,6 +156,17 @@ static void softirq_step(struct sim *sim, struct cpu *c)
 		tcp_delack_timer(sim, c, tc);
 		return;
 	}
+	if (!c->in_netrx && c->npaced) { /* HRTIMER: __hrtimer_run_queues -> tcp_pace_kick */
+		struct tcp_conn *tc = c->paced[0];
+		for (uint32_t i = 1; i < c->npaced; i++)
+			c->paced[i - 1] = c->paced[i];
+		c->npaced--;
+		sim->cnt.hrtimer_softirqs++;
+		c->acct.hrtimer++;
+		cpu_charge(sim, c, COST_SOFTIRQ, cost[COST_SOFTIRQ]);
+		tcp_pace_kick(sim, c, tc);
+		return;
+	}
 	if (!c->in_netrx) {
 		/* the backlog raises only with work queued; a NIC's napi_schedule
 		 * from a hardirq during a run raises again, and __do_softirq runs
@@ -151,7 +177,9 @@ static void softirq_step(struct sim *sim, struct cpu *c)
 		c->netrx_pending = false;
 		c->netrx_budget = sim->sc->netdev_budget;
 		sim->cnt.netrx_softirqs++;
+		c->acct.netrx++;
 		cpu_charge(sim, c, COST_SOFTIRQ, cost[COST_SOFTIRQ]);
+		skb_defer_flush(sim, c); /* net_rx_action begins with skb_defer_free_flush (5.17+) */
 		return;
 	}
 	if (c->netrx_budget > 0 && c->backlog.len && !c->netrx_pending) {
@@ -248,6 +276,25 @@ static void irq_ev(struct sim *sim, void *obj, uint64_t arg)
 		c->running = -1;
 	}
 	cpu_dispatch(sim, c);
+}
+
+void cpu_kick_at(struct sim *sim, struct cpu *c, sim_ns t)
+{
+	sim_at(sim, t, kick_ev, c, 0);
+}
+
+static void irq_at_ev(struct sim *sim, void *obj, uint64_t arg)
+{
+	cpu_raise_irq(sim, obj, (enum irq_kind)arg, NULL);
+}
+
+void cpu_raise_irq_at(struct sim *sim, struct cpu *c, sim_ns t, enum irq_kind kind)
+{
+	/* in flight until t: it enters c's ring when it arrives */
+	if (t <= sim->now)
+		cpu_raise_irq(sim, c, kind, NULL);
+	else
+		sim_at(sim, t, irq_at_ev, c, (uint64_t)kind);
 }
 
 void cpu_raise_irq(struct sim *sim, struct cpu *c, enum irq_kind kind, void *obj)

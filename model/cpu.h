@@ -23,7 +23,7 @@
 
 #include "sim.h"
 
-enum irq_kind { IRQ_IPI_RES, IRQ_IPI_CAL, IRQ_TICK, IRQ_DEV, IRQ_TIMER_WAKE };
+enum irq_kind { IRQ_IPI_RES, IRQ_IPI_CAL, IRQ_TICK, IRQ_DEV, IRQ_TIMER_WAKE, IRQ_HRTIMER };
 
 struct irq_item {
 	uint8_t kind;
@@ -62,6 +62,14 @@ struct cpu {
 	uint32_t nnapi;
 	struct tcp_conn **timers;    /* connections whose delayed-ACK timer fired */
 	uint32_t ntimers, timers_cap;
+	/* HRTIMER softirq: connections whose pacing timer expired here
+	 * (HRTIMER_MODE_ABS_PINNED_SOFT: the CPU that armed it) */
+	struct tcp_conn **paced;
+	uint32_t npaced;
+	/* skb_attempt_defer_free (5.17+): received skbs allocated here and
+	 * freed by a reader elsewhere, released at the next NET_RX run here
+	 * (skb_defer_free_flush) */
+	struct skb_list defer;
 
 	/* process context: see sched.c */
 	struct task *curr;           /* NULL: idle */
@@ -105,13 +113,17 @@ void cpu_raise_irq(struct sim *sim, struct cpu *c, enum irq_kind kind, void *obj
 bool cpu_backlog_enqueue(struct sim *sim, struct cpu *c, struct skb *skb);
 /* TIMER: a connection's delayed-ACK timer fired on c. */
 void cpu_timer_fired(struct sim *sim, struct cpu *c, struct tcp_conn *conn);
+/* An interrupt without an object (an IPI) that reaches c at time t. */
+void cpu_raise_irq_at(struct sim *sim, struct cpu *c, sim_ns t, enum irq_kind kind);
+/* Ask c to dispatch at absolute time t. */
+void cpu_kick_at(struct sim *sim, struct cpu *c, sim_ns t);
 /* NET_RX: schedule a NAPI instance on c (NIC path). */
 void cpu_napi_schedule(struct sim *sim, struct cpu *c, void *napi);
 
 static inline bool cpu_is_idle(const struct cpu *c)
 {
 	return c->curr == NULL && c->running < 0 && c->nirq == 0 && !c->netrx_pending && !c->in_netrx &&
-	       c->ntimers == 0;
+	       c->ntimers == 0 && c->npaced == 0;
 }
 
 #endif

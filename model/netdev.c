@@ -38,9 +38,11 @@ static void lo_deliver(struct sim *sim, void *obj, uint64_t arg)
 	cpu_kick(sim, c);
 }
 
-/* lo without GSO (ethtool -K lo gso off tso off) on a kernel whose TCP
- * still builds GSO frames: validate_xmit_skb cuts the frame into MSS-sized
- * skbs (skb_segment: a new skb each), and each crosses on its own. */
+/* lo without TSO (ethtool -K lo tso off): a GSO frame of TCP (built when
+ * the device has GSO, and always since 4.13) needs NETIF_F_TSO to cross
+ * whole (netif_needs_gso, net_gso_ok), so validate_xmit_skb (6.x;
+ * dev_hard_start_xmit in 3.x) cuts it into MSS-sized skbs (skb_segment: a
+ * new skb each), and each crosses, and is received, on its own. */
 static void lo_segment(struct sim *sim, struct cpu *c, struct skb *gso,
 		       void (*deliver)(struct sim *, struct cpu *, struct skb *))
 {
@@ -71,7 +73,7 @@ static void lo_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
 
 	if (skb->kind == SKB_DATA)
 		cpu_charge(sim, c, COST_TX_FRAME, c->host->cfg->cost_cycles[COST_TX_FRAME]);
-	if (skb->kind == SKB_DATA && skb->segs > 1 && !sc->gso && !sc->tso) {
+	if (skb->kind == SKB_DATA && skb->segs > 1 && !sc->tso) {
 		lo_segment(sim, c, skb, sc->delay_ns > 0 ? lo_deliver_later : lo_deliver_now);
 		return;
 	}

@@ -146,6 +146,8 @@ static void table_lkp(FILE *f, const struct scenario *sc, const struct metrics *
 		char unit[32], a[32], b[32];
 		if (!d->lkp_name)
 			continue;
+		if (i == METRIC_HRTIMER_SOFTIRQS_PER_S && m->v[i] == 0)
+			continue; /* only a paced socket (tcp.pacing) runs it */
 		if (i == METRIC_THROUGHPUT_MBPS) {
 			fprintf(f, "  %-28s %14s  %s per instance (all %d: %s %s)\n", d->lkp_name,
 				num(a, sizeof(a), "%.2f", m->v[i]), d->unit, sc->instances,

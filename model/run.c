@@ -240,6 +240,34 @@ static void task_setup(struct sim *sim, struct task *t, int id, const char *role
 
 static double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0; }
 
+/* Per-CPU figures of the first connection's sender's and receiver's CPUs
+ * (what a live run pinned with taskset measures per CPU). */
+static void fill_role_metrics(struct sim *sim, double secs, struct metrics *out)
+{
+	static const enum metric_id ids[2][6] = {
+		{METRIC_SND_CPU_BUSY_PCT, METRIC_SND_CPU_NETRX_PER_S, METRIC_SND_CPU_HRTIMER_PER_S,
+		 METRIC_SND_CPU_LOC_PER_S, METRIC_SND_CPU_CAL_PER_S, METRIC_SND_CPU_RES_PER_S},
+		{METRIC_RCV_CPU_BUSY_PCT, METRIC_RCV_CPU_NETRX_PER_S, METRIC_RCV_CPU_HRTIMER_PER_S,
+		 METRIC_RCV_CPU_LOC_PER_S, METRIC_RCV_CPU_CAL_PER_S, METRIC_RCV_CPU_RES_PER_S},
+	};
+	if (sim->nconns == 0)
+		return;
+	for (int r = 0; r < 2; r++) {
+		const struct task *t = r == 0 ? sim->conns[0].sender : sim->conns[0].receiver;
+		const struct cpu *c = t->cpu; /* pinned there, or where it last ran */
+		const struct cpu_acct *a = &c->acct, *m = &c->mark;
+		double busy = 0;
+		for (int x = 0; x < CTX_N; x++)
+			busy += a->ctx_ns[x] - m->ctx_ns[x];
+		out->v[ids[r][0]] = fmin(100.0, 100.0 * busy / (secs * 1e9));
+		out->v[ids[r][1]] = (a->netrx - m->netrx) / secs;
+		out->v[ids[r][2]] = (a->hrtimer - m->hrtimer) / secs;
+		out->v[ids[r][3]] = (a->loc - m->loc) / secs;
+		out->v[ids[r][4]] = (a->cal - m->cal) / secs;
+		out->v[ids[r][5]] = (a->res - m->res) / secs;
+	}
+}
+
 static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *out)
 {
 	const struct scenario *sc = sim->sc;
@@ -257,6 +285,7 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	DELTA(migrations); DELTA(kswapd_wakes); DELTA(ofo); DELTA(snd_wakeups);
 	DELTA(acks_rx); DELTA(acks_rbuf); DELTA(acks_delack); DELTA(acks_quick);
 	DELTA(retrans_segs); DELTA(recoveries); DELTA(undos);
+	DELTA(writes); DELTA(pace_irqs); DELTA(hrtimer_softirqs); DELTA(skb_deferred); DELTA(wake_no_ipi);
 #undef DELTA
 	out->measured_s = secs;
 	out->warmup_s = (double)ms->start / 1e9; /* extended while autotuning moved buffers */
@@ -324,6 +353,12 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	out->v[METRIC_RETRANS_SEGS_PER_S] = (double)d.retrans_segs / secs;
 	out->v[METRIC_RECOVERIES_PER_S] = (double)d.recoveries / secs;
 	out->v[METRIC_UNDOS_PER_S] = (double)d.undos / secs;
+	out->v[METRIC_WRITES_PER_S] = (double)d.writes / secs;
+	out->v[METRIC_HRTIMER_SOFTIRQS_PER_S] = (double)d.hrtimer_softirqs / secs;
+	out->v[METRIC_PACE_IRQS_PER_S] = (double)d.pace_irqs / secs;
+	out->v[METRIC_SKB_DEFERRED_PER_S] = (double)d.skb_deferred / secs;
+	out->v[METRIC_WAKE_NO_IPI_PER_S] = (double)d.wake_no_ipi / secs;
+	fill_role_metrics(sim, secs, out);
 	if (d.data_frames) {
 		out->v[METRIC_SEGS_PER_FRAME] = (double)d.data_segs / (double)d.data_frames;
 		out->v[METRIC_ACKS_PER_FRAME] = (double)d.acks / (double)d.data_frames;

@@ -27,6 +27,9 @@ typedef int64_t sim_ns;
 enum link_type { LINK_LOOPBACK, LINK_NIC };
 enum app_test { APP_TCP_STREAM, APP_TCP_SENDFILE };
 enum cc_algo { CC_RENO, CC_CUBIC };
+/* the application's loop: netperf's (one blocking call per message) or
+ * iperf3's (a select() before every read() and write()) */
+enum app_loop { LOOP_NETPERF, LOOP_IPERF3 };
 /* load balancing domains (sched.c): one over the host, or Linux 3.6's two
  * levels, the CPUs of each last-level cache and then the caches */
 enum sched_domains { DOMAINS_HOST, DOMAINS_LLC };
@@ -46,6 +49,13 @@ struct host_cfg {
 	int monitors;             /* background tasks (LKP's monitors), see app.c */
 	sim_ns monitor_period_ns; /* each wakes this often and runs cost.monitor */
 	bool kswapd;              /* free memory below the order-3 low watermark (see skb.c) */
+	/* an idle CPU (cpuidle, sched.c): for idle_poll_ns after it went idle
+	 * it still polls TIF_NEED_RESCHED, so a wakeup needs no IPI
+	 * (sched_wake_idle_without_ipi); past that it has halted, and an IPI
+	 * reaches a running context only idle_exit_ns later (exit latency: on a
+	 * VM the vCPU must be scheduled again) */
+	sim_ns idle_poll_ns;
+	sim_ns idle_exit_ns;
 	double cost_cycles[COST_N]; /* see cost.h */
 
 	/* the host's NIC (link.type = nic; see netdev_nic.h) */
@@ -97,12 +107,16 @@ struct scenario {
 	sim_ns ato_min_ns;        /* TCP_ATO_MIN */
 	bool nodelay;
 	int adv_win_scale;        /* tcp_adv_win_scale */
+	bool pacing;              /* sk_pacing_status = SK_PACING_NEEDED: TCP paces itself (4.13+) */
+	int pacing_ss_ratio;      /* net.ipv4.tcp_pacing_ss_ratio, % */
+	int pacing_ca_ratio;      /* net.ipv4.tcp_pacing_ca_ratio, % */
 
 	/* [app] */
 	enum app_test test;
 	int64_t send_size;
 	int64_t recv_size;
 	int instances;
+	enum app_loop loop;
 	int send_cpu;             /* -1: scheduler decides (netperf -T) */
 	int recv_cpu;
 

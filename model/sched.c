@@ -301,16 +301,36 @@ static struct cpu *select_cpu(struct cpu *waker, struct task *t, bool sync)
 	return target;
 }
 
+/* An idle CPU polls TIF_NEED_RESCHED for host.idle_poll after it went
+ * idle (the idle loop and cpuidle's poll state, before it halts): a wakeup
+ * then needs no IPI (set_nr_if_polling, sched_wake_idle_without_ipi). */
+static bool idle_polling(const struct sim *sim, const struct cpu *c)
+{
+	return cpu_is_idle(c) && c->idle_since >= 0 && sim->now - c->idle_since < c->host->cfg->idle_poll_ns;
+}
+
+/* When a CPU woken now runs its first instruction: a halted one after its
+ * exit latency (host.idle_exit). */
+static sim_ns wake_time(const struct sim *sim, const struct cpu *c)
+{
+	return cpu_is_idle(c) && !idle_polling(sim, c) ? sim->now + c->host->cfg->idle_exit_ns : sim->now;
+}
+
 /* One IPI from `from` (charged the send, if a CPU sends it) to `to`. */
 static void send_ipi(struct sim *sim, struct cpu *from, struct cpu *to, enum irq_kind kind)
 {
+	if (idle_polling(sim, to)) {
+		sim->cnt.wake_no_ipi++;
+		cpu_kick(sim, to);
+		return;
+	}
 	if (from)
 		cpu_charge(sim, from, COST_IPI_SEND, from->host->cfg->cost_cycles[COST_IPI_SEND]);
 	if (kind == IRQ_IPI_RES)
 		sim->cnt.res_ipis++;
 	else
 		sim->cnt.cal_ipis++;
-	cpu_raise_irq(sim, to, kind, NULL);
+	cpu_raise_irq_at(sim, to, wake_time(sim, to), kind);
 }
 
 static void resched_cpu(struct sim *sim, struct cpu *waker, struct cpu *target)
@@ -350,6 +370,7 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 {
 	struct cpu *target;
 	bool was_idle;
+	sim_ns runs_at;
 
 	if (t->state != TASK_SLEEPING)
 		return;
@@ -358,6 +379,7 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 		cpu_charge(sim, waker, COST_WAKEUP, waker->host->cfg->cost_cycles[COST_WAKEUP]);
 	target = select_cpu(waker, t, sync);
 	was_idle = cpu_is_idle(target);
+	runs_at = wake_time(sim, target);
 	/* place_entity: a sleeper gets at most half a latency of credit */
 	{
 		double floor_v = target->min_vruntime - (double)latency_ns(target) / 2;
@@ -387,7 +409,11 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 			resched_cpu(sim, waker, target);
 		}
 	}
-	if (target != waker)
+	if (target == waker)
+		return;
+	if (runs_at > sim->now)
+		cpu_kick_at(sim, target, runs_at);
+	else
 		cpu_kick(sim, target);
 }
 

@@ -80,6 +80,11 @@ struct counters {
 	uint64_t ack_deferred;       /* ACKs left to the writer (sk_backlog) */
 	uint64_t migrations;         /* tasks moved by load balancing */
 	uint64_t kswapd_wakes;       /* kswapd woken by a high-order allocation (host.kswapd) */
+	uint64_t writes;             /* send()/sendfile() calls that ended */
+	uint64_t pace_irqs;          /* TCP pacing hrtimer expiries (tcp.pacing) */
+	uint64_t hrtimer_softirqs;   /* HRTIMER softirq runs */
+	uint64_t skb_deferred;       /* received skbs freed on their allocating CPU (5.17+) */
+	uint64_t wake_no_ipi;        /* remote wakeups of a polling idle CPU: no IPI */
 	uint64_t wire_busy_ns[2];    /* NIC: line time used by host h's transmitter */
 };
 
@@ -87,6 +92,11 @@ struct counters {
 struct cpu_acct {
 	double ctx_ns[CTX_N];
 	double cost_ns[COST_N];
+	/* what /proc/softirqs and /proc/interrupts count on this CPU */
+	double netrx;                /* NET_RX handler runs */
+	double hrtimer;              /* HRTIMER softirq runs */
+	double res, cal;             /* RES and CAL IPIs taken */
+	double loc;                  /* local timer interrupts (ticks and hrtimer expiries) */
 };
 
 struct host {

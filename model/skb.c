@@ -115,6 +115,7 @@ struct skb *skb_alloc(struct sim *sim, struct cpu *c, enum skb_kind kind)
 	s->kind = (uint8_t)kind;
 	s->refs = 1;
 	s->alloc_cpu = c->id;
+	s->alloc_host = c->host->id;
 	s->truesize = sim->sc->skb_overhead_bytes;
 	cpu_charge(sim, c, COST_SKB_ALLOC, c->host->cfg->cost_cycles[COST_SKB_ALLOC]);
 	slab_alloc(sim, c);
@@ -151,6 +152,32 @@ void skb_free(struct sim *sim, struct cpu *c, struct skb *s)
 		obj_put(sim, c, o);
 	} else {
 		obj_put(sim, c, s);
+	}
+}
+
+void skb_free_received(struct sim *sim, struct cpu *c, struct skb *s)
+{
+	struct host *h = c->host;
+
+	if (!host_kernel_at_least(h, 5, 17)) {
+		skb_free(sim, c, s);
+		return;
+	}
+	if (s->alloc_host == h->id && s->alloc_cpu != c->id) {
+		sim->cnt.skb_deferred++;
+		skb_list_push(&h->cpus[s->alloc_cpu].defer, s);
+		return;
+	}
+	cpu_charge(sim, c, COST_SKB_FREE, h->cfg->cost_cycles[COST_SKB_FREE]);
+	skb_free(sim, c, s);
+}
+
+void skb_defer_flush(struct sim *sim, struct cpu *c)
+{
+	struct skb *s;
+	while ((s = skb_list_pop(&c->defer)) != NULL) {
+		cpu_charge(sim, c, COST_SKB_FREE, c->host->cfg->cost_cycles[COST_SKB_FREE]);
+		skb_free(sim, c, s);
 	}
 }
 

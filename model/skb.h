@@ -46,7 +46,8 @@ struct skb {
 	sim_ns sent_at;          /* write queue: when it was handed to the device */
 	struct skb *orig;        /* clone: the write-queue skb it shares memory with */
 	int refs;                /* original: references to the slab object */
-	int alloc_cpu;
+	int alloc_cpu;           /* CPU (of host alloc_host) that allocated it */
+	int alloc_host;
 	struct host *dst_host;   /* host that will receive it */
 };
 
@@ -59,6 +60,17 @@ struct skb *skb_alloc(struct sim *sim, struct cpu *c, enum skb_kind kind);
 struct skb *skb_clone(struct sim *sim, struct skb *orig);
 /* Drop one reference; the slab object is freed on c with the last one. */
 void skb_free(struct sim *sim, struct cpu *c, struct skb *s);
+
+/* A reader on c is done with a received data skb (tcp_eat_recv_skb).
+ * Since 5.17 (skb_attempt_defer_free, commit 68822bdf76f1) an skb that
+ * another CPU of the host allocated goes to that CPU's defer list and is
+ * released there at its next NET_RX run (skb_defer_free_flush), so the
+ * release (cost.skb_free, charged for received skbs in this era) and its
+ * slab traffic land on the sender's CPU; earlier kernels free it here and
+ * the model folds that work into rx_tcp and the copy. */
+void skb_free_received(struct sim *sim, struct cpu *c, struct skb *s);
+/* skb_defer_free_flush: release what other CPUs deferred to c. */
+void skb_defer_flush(struct sim *sim, struct cpu *c);
 
 /* Page frags: account `bytes` copied into a STREAM socket's frag on c. */
 void skb_frag_use(struct sim *sim, struct cpu *c, struct tcp_conn *conn, uint32_t bytes);

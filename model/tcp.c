@@ -291,11 +291,116 @@ static bool tail_waits(const struct tcp_conn *tc, const struct skb *skb, int64_t
 	return limit < chunk;
 }
 
+/*
+ * Internal pacing (net/ipv4/tcp_output.c, 4.13+; earliest departure times
+ * since 4.20, commit ab408b6dc744): a socket whose sk_pacing_status is
+ * SK_PACING_NEEDED -- bbr's init sets it, and tcp_reinit_congestion_control
+ * never clears it -- gives every frame a departure time tcp_wstamp_ns and
+ * sends nothing before it: tcp_pacing_check arms the socket's hrtimer for
+ * it (pinned, soft) and stops tcp_write_xmit.  The timer's expiry is a
+ * local timer interrupt (cost.timer_irq) and an HRTIMER softirq on the
+ * CPU that armed it (tcp_pace_kick -> tcp_tsq_handler).
+ */
+static void pace_fire(struct sim *sim, void *obj, uint64_t arg)
+{
+	struct tcp_conn *tc = obj;
+	(void)arg;
+	cpu_raise_irq(sim, tc->pace_cpu, IRQ_HRTIMER, tc);
+}
+
+static bool pacing_check(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
+{
+	if (!sim->sc->pacing || !host_kernel_at_least(tc->snd_host, 4, 13) || tc->wstamp_ns <= sim->now)
+		return false;
+	if (!tc->pace_armed) {
+		tc->pace_armed = true;
+		tc->pace_cpu = c;
+		evq_timer_arm(&sim->evq, &tc->pace_tm, tc->wstamp_ns, pace_fire, tc, 0);
+	}
+	return true;
+}
+
+/* tcp_update_skb_after_send: the next frame departs len / pacing_rate
+ * later, less up to half of that as credit for time the sender was late
+ * (the first 10 segments go unpaced). */
+static void pacing_after_send(struct sim *sim, struct tcp_conn *tc, const struct skb *skb)
+{
+	sim_ns prior = tc->wstamp_ns;
+	if (tc->wstamp_ns < sim->now)
+		tc->wstamp_ns = sim->now;
+	if (sim->sc->pacing && tc->pacing_Bps > 0 && tc->segs_out >= 10) {
+		double wire = (double)skb->len + (double)skb->segs * (IP_HDR + TCP_HDR + (sim->sc->timestamps ? TCP_TS_OPT : 0));
+		sim_ns len_ns = (sim_ns)(wire * 1e9 / tc->pacing_Bps);
+		sim_ns credit = tc->wstamp_ns - prior;
+		tc->wstamp_ns += len_ns - (credit < len_ns / 2 ? credit : len_ns / 2);
+	}
+	tc->segs_out += skb->segs;
+}
+
+/* tcp_rtt_estimator (RFC 6298 as tcp_input.c keeps it, in us times 8) on
+ * a sample of `rtt_ns`, then tcp_update_pacing_rate: cwnd * mss / srtt
+ * times tcp_pacing_ss_ratio in slow start (cwnd < ssthresh / 2), else
+ * tcp_pacing_ca_ratio. */
+static void rtt_sample(struct sim *sim, struct tcp_conn *tc, sim_ns rtt_ns)
+{
+	int64_t m = rtt_ns / NS_PER_US;
+	double cwnd, ratio;
+
+	if (m < 1)
+		m = 1; /* tcp_mstamp has microsecond granularity */
+	if (tc->srtt_us8 == 0) {
+		tc->srtt_us8 = m << 3;
+	} else {
+		m -= tc->srtt_us8 >> 3;
+		tc->srtt_us8 += m;
+	}
+	if (tc->srtt_us8 < 1)
+		tc->srtt_us8 = 1;
+	cwnd = fmax(tc->snd_cwnd, (double)segs_of(tc, tc->snd_nxt - tc->snd_una));
+	ratio = tc->snd_cwnd < tc->snd_ssthresh / 2 ? sim->sc->pacing_ss_ratio : sim->sc->pacing_ca_ratio;
+	tc->pacing_Bps = (double)tc->mss_bytes * ratio / 100.0 * cwnd * 8e6 / (double)tc->srtt_us8;
+}
+
+/* tcp_cwnd_validate: the most segments in flight over the last window. */
+static void cwnd_validate(struct tcp_conn *tc)
+{
+	uint32_t out = segs_of(tc, tc->snd_nxt - tc->snd_una);
+	if (tc->snd_una >= tc->max_packets_seq || out > tc->max_packets_out) {
+		tc->max_packets_out = out;
+		tc->max_packets_seq = tc->snd_nxt;
+	}
+}
+
+/* tcp_is_cwnd_limited: the window stopped a full frame, or (since 4.3,
+ * commit ca8a22634381) in slow start cwnd is below twice the most
+ * segments in flight in the last window, so an application-limited
+ * sender's cwnd still doubles up to that. */
+static bool is_cwnd_limited(const struct tcp_conn *tc)
+{
+	if (tc->cwnd_limited)
+		return true;
+	return host_kernel_at_least(tc->snd_host, 4, 3) && tc->snd_cwnd < tc->snd_ssthresh &&
+	       tc->snd_cwnd < 2.0 * tc->max_packets_out;
+}
+
+void tcp_pace_kick(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
+{
+	tc->pace_armed = false;
+	/* tcp_tsq_handler: a writer inside send() owns the socket */
+	if (tc->sender->in_call && !tc->sender_waiting) {
+		tc->tsq_deferred = true;
+		return;
+	}
+	tcp_push(sim, c, tc, true);
+}
+
 void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tail)
 {
 	struct skb *skb;
 
 	while ((skb = tc->send_head) != NULL) {
+		if (pacing_check(sim, c, tc))
+			break;
 		int64_t in_flight = (int64_t)segs_of(tc, tc->snd_nxt - tc->snd_una);
 		int64_t quota = (int64_t)tc->snd_cwnd - in_flight;
 		int64_t wnd_left = (int64_t)tc->snd_wnd_end - (int64_t)skb->seq;
@@ -343,6 +448,8 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 		sim->cnt.data_frames++;
 		sim->cnt.data_segs += clone->segs;
 		tc->frames_sent++;
+		pacing_after_send(sim, tc, clone);
+		cwnd_validate(tc);
 		sim->dev->xmit(sim, c, clone);
 	}
 }
@@ -662,6 +769,8 @@ static void rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct 
 		struct skb *skb;
 
 		tc->snd_una = ack_seq;
+		if ((skb = tc->wq.head) != NULL && skb->sent && skb->seq + skb->len <= tc->snd_una)
+			rtt_sample(sim, tc, sim->now - skb->sent_at); /* seq_rtt: the first skb it acks */
 		while ((skb = tc->wq.head) != NULL && skb->sent && skb->seq + skb->len <= tc->snd_una) {
 			skb_list_pop(&tc->wq);
 			tc->wmem_queued -= skb->truesize;
@@ -669,7 +778,7 @@ static void rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct 
 				skb_frag_release(sim, c, tc, skb->len);
 			skb_free(sim, c, skb);
 		}
-		if (tc->cwnd_limited && !tc->in_recovery) {
+		if (is_cwnd_limited(tc) && !tc->in_recovery) {
 			tc->cc->cong_avoid(sim, tc, segs_of(tc, acked));
 			tc->cwnd_limited = false;
 		}
@@ -715,6 +824,11 @@ bool tcp_defer_to_owner(struct sim *sim, struct cpu *c, struct skb *skb)
 	if (skb->kind == SKB_DATA) {
 		if (!tc->receiver->in_call)
 			return false;
+		/* no prequeue since 4.14 (commit e7942d0633c4): a reader asleep
+		 * in sk_wait_data has released the socket, so the softirq does
+		 * the TCP work and wakes it (sk_data_ready) */
+		if (tc->receiver_waiting && host_kernel_at_least(tc->rcv_host, 4, 14))
+			return false;
 		skb_list_push(&tc->rx_backlog, skb);
 		sim->cnt.rx_deferred++;
 		if (tc->receiver_waiting && tc->rx_backlog.len == 1) { /* tcp_prequeue: wake on the first */
@@ -741,14 +855,18 @@ int64_t tcp_reader_backlog_one(struct sim *sim, struct cpu *c, struct tcp_conn *
 	/* __release_sock and tcp_prequeue_process hold softirqs off from the
 	 * first queued frame until the queue is empty: the ACKs they send
 	 * wait in the backlog for one NET_RX run */
-	c->bh_off = skb != NULL;
+	/* ... until 4.9: since commit 5413d1babe8f ("net: do not block BH
+	 * while processing socket backlog") __release_sock runs with them on */
+	c->bh_off = skb != NULL && !host_kernel_at_least(c->host, 4, 9);
 	if (!skb)
 		return -1;
 	cpu_charge(sim, c, COST_RX_TCP, c->host->cfg->cost_cycles[COST_RX_TCP]);
 	/* the fast path's direct copy: the reader has read everything queued
-	 * (copied_seq == rcv_nxt) and the frame fits in what recv() still wants */
+	 * (copied_seq == rcv_nxt) and the frame fits in what recv() still
+	 * wants; removed with the prequeue in 4.14 (ucopy) */
 	len = skb->len;
-	direct = skb->seq == tc->rcv_nxt && tc->copied_seq == tc->rcv_nxt && (int64_t)len <= room;
+	direct = skb->seq == tc->rcv_nxt && tc->copied_seq == tc->rcv_nxt && (int64_t)len <= room &&
+		 !host_kernel_at_least(c->host, 4, 14);
 	rcv_data(sim, c, tc, skb, direct);
 	if (direct) {
 		rcv_space_adjust(sim, tc);
@@ -769,6 +887,10 @@ void tcp_writer_release(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
 	while ((skb = skb_list_pop(&tc->ack_backlog)) != NULL) {
 		cpu_charge(sim, c, COST_ACK_RX, c->host->cfg->cost_cycles[COST_ACK_RX]);
 		rcv_ack(sim, c, tc, skb);
+	}
+	if (tc->tsq_deferred) { /* tcp_release_cb -> tcp_tsq_write */
+		tc->tsq_deferred = false;
+		tcp_push(sim, c, tc, true);
 	}
 }
 
@@ -836,7 +958,7 @@ uint32_t tcp_recv_copy(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint
 	if (skb->consumed == skb->len) {
 		skb_list_pop(&tc->rq);
 		tc->rmem_alloc -= skb->truesize;
-		skb_free(sim, c, skb);
+		skb_free_received(sim, c, skb);
 	}
 	rcv_space_adjust(sim, tc);
 	check_conn(tc);

@@ -108,6 +108,8 @@ struct tcp_conn {
 	double snd_cwnd;             /* segments */
 	double snd_ssthresh;
 	bool cwnd_limited;
+	uint32_t max_packets_out;    /* most segments in flight in the last window (4.3+) */
+	uint64_t max_packets_seq;    /* snd_nxt when max_packets_out was taken */
 	double cubic_wmax, cubic_k;  /* CUBIC state (RFC 8312) */
 	sim_ns cubic_epoch;
 	bool sender_waiting;         /* blocked in sk_stream_wait_memory */
@@ -145,6 +147,16 @@ struct tcp_conn {
 	uint64_t space_seq;          /* rcvq_space.seq (autotuning) */
 	int64_t space_bytes;         /* rcvq_space.space */
 	sim_ns space_time;
+
+	/* RTT and pacing (tcp_rtt_estimator; internal pacing, 4.13+; EDT, 4.20+) */
+	int64_t srtt_us8;            /* tp->srtt_us: smoothed RTT in us, times 8; 0 = no sample yet */
+	double pacing_Bps;           /* sk_pacing_rate, bytes/s (tcp_update_pacing_rate) */
+	sim_ns wstamp_ns;            /* tcp_wstamp_ns: earliest departure of the next frame */
+	uint64_t segs_out;           /* tp->data_segs_out */
+	struct evq_timer pace_tm;    /* tp->pacing_timer */
+	struct cpu *pace_cpu;        /* where it was armed (HRTIMER_MODE_ABS_PINNED_SOFT) */
+	bool pace_armed;
+	bool tsq_deferred;           /* TCP_TSQ_DEFERRED: the timer fired while the writer owned the socket */
 
 	/* statistics (whole run) */
 	uint64_t frames_sent, acks_sent;
@@ -190,6 +202,11 @@ void tcp_writer_release(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
 
 /* Wake a writer asleep in sk_stream_wait_memory (if it is). */
 void tcp_wake_writer(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
+
+/* The pacing hrtimer expired (tcp_pace_kick -> tcp_tsq_handler); HRTIMER
+ * softirq on c: send what is due, or leave it to the writer that owns the
+ * socket (tcp_release_cb). */
+void tcp_pace_kick(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
 
 /* The delayed-ACK timer fired; runs in softirq context on c. */
 void tcp_delack_timer(struct sim *sim, struct cpu *c, struct tcp_conn *tc);

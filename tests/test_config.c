@@ -175,7 +175,7 @@ static void test_key_names(void **state)
 	struct scenario sc;
 
 	config_defaults(&sc);
-	assert_int_equal(n, 8 + 14 + COST_N + 14 + COST_N + 9 + 6 + 15 + 7 + 5 + 5);
+	assert_int_equal(n, 8 + 16 + COST_N + 16 + COST_N + 9 + 6 + 18 + 8 + 5 + 5);
 	for (int i = 0; i < n; i++) {
 		const char *name = config_key_name(i);
 		assert_non_null(name);

@@ -52,11 +52,12 @@ struct story {
 	struct cpu *c;
 };
 
-static void story_begin(struct story *st, const char *mtu)
+static void story_begin_k(struct story *st, const char *mtu, const char *kernel)
 {
 	struct tcpsim_err err = {0};
 
 	config_defaults(&st->sc);
+	assert_int_equal(config_set(&st->sc, "host.kernel", kernel, "test", &err), 0);
 	assert_int_equal(config_set(&st->sc, "link.mtu", mtu, "test", &err), 0);
 	assert_int_equal(config_set(&st->sc, "run.cost_jitter", "0", "test", &err), 0);
 	assert_int_equal(config_set(&st->sc, "tcp.rcvbuf", "512K", "test", &err), 0);
@@ -74,6 +75,11 @@ static void story_begin(struct story *st, const char *mtu)
 	st->tc->snd_wnd_end = 256 * 1024;
 	st->tc->max_window = 256 * 1024;
 	st->tc->quick = 0;
+}
+
+static void story_begin(struct story *st, const char *mtu)
+{
+	story_begin_k(st, mtu, "3.6");
 }
 
 static void story_end(struct story *st)
@@ -391,6 +397,36 @@ static void test_overtaking_3_segment_frame_is_a_spurious_fast_retransmit(void *
 	assert_true(rec == 1 && undo == 1 && cwnd == 10);
 }
 
+/* An application-limited sender in slow start: 3 frames out with cwnd 4,
+ * so the window never stopped a frame.  Until 4.2 the ACK of two of them
+ * leaves cwnd alone (the 3.x tcp_is_cwnd_limited); from 4.3 cwnd still
+ * grows, by the 2 segments acked, while below twice the 3 in flight. */
+static void cwnd_after_two_acked(const char *kernel, double want)
+{
+	struct story st;
+	story_begin_k(&st, "65536", kernel);
+	st.tc->snd_cwnd = 4;
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(tcp_send_append(&st.sim, st.c, st.tc, 65484, false), 65484);
+	assert_int_equal(st.cap.n, 3);
+	tcp_rcv(&st.sim, st.c, st.cap.skb[0]);
+	tcp_rcv(&st.sim, st.c, st.cap.skb[1]);
+	assert_int_equal(st.cap.n, 4);
+	assert_int_equal(last(&st)->kind, SKB_ACK);
+	tcp_rcv(&st.sim, st.c, last(&st));
+	if (st.tc->snd_cwnd != want)
+		fail_msg("kernel %s: cwnd %g after the ACK, want %g", kernel, st.tc->snd_cwnd, want);
+	tcp_rcv(&st.sim, st.c, st.cap.skb[2]);
+	story_end(&st);
+}
+
+static void test_slow_start_of_an_app_limited_sender(void **state)
+{
+	(void)state;
+	cwnd_after_two_acked("4.2", 4);
+	cwnd_after_two_acked("4.3", 6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -403,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_backlog_drain_holds_softirqs),
 		cmocka_unit_test(test_netrx_waits_for_bh_and_raises_once),
 		cmocka_unit_test(test_overtaking_3_segment_frame_is_a_spurious_fast_retransmit),
+		cmocka_unit_test(test_slow_start_of_an_app_limited_sender),
 	};
 	return cmocka_run_group_tests_name("tcp stories", tests, NULL, NULL);
 }

@@ -1,0 +1,246 @@
+/*
+ * test_era: each mechanism that host.kernel switches, on both sides of the
+ * version that introduced or removed it (docs/eras.md lists them), on a
+ * two-CPU loopback host with the sender pinned to CPU 0 and the receiver
+ * to CPU 1, as tools/measure-live runs iperf3.
+ *
+ *  - no prequeue (4.14): the receive work of a reader asleep in recv() is
+ *    done by the sender's CPU in softirq, not by the reader;
+ *  - internal pacing (4.13, tcp.pacing): a paced socket takes a timer
+ *    interrupt and an HRTIMER softirq per departure on the CPU that armed
+ *    it, and only then; its rate follows cwnd * mss / srtt;
+ *  - deferred skb freeing (5.17): the receiver's frees run on the sender's
+ *    CPU;
+ *  - software GSO on lo without TSO: GSO on or off, the receiver gets
+ *    MSS-sized frames;
+ *  - an idle CPU still polling takes a wakeup without an IPI; a halted one
+ *    starts host.idle_exit later;
+ *  - iperf3's loop: a select() before every read() and write().
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "cost.h"
+#include "tcpsim.h"
+
+static void set(struct scenario *sc, const char *key, const char *val)
+{
+	struct tcpsim_err err = {0};
+	int rc = config_set(sc, key, val, "test", &err);
+	if (rc)
+		fail_msg("config_set %s=%s: %s", key, val, err.msg);
+}
+
+static void run(const struct scenario *sc, struct metrics *m)
+{
+	struct tcpsim_err err = {0};
+	int rc = tcpsim_run(sc, m, &err);
+	if (rc)
+		fail_msg("tcpsim_run: %s", err.msg);
+}
+
+/* A 2-CPU host of `kernel`, one TCP_STREAM pinned apart, MTU 1500, 16 KB
+ * writes and reads; costs of the same order as the live profile. */
+static void base(struct scenario *sc, const char *kernel)
+{
+	config_defaults(sc);
+	set(sc, "host.cpus", "2");
+	set(sc, "host.ghz", "2");
+	set(sc, "host.kernel", kernel);
+	set(sc, "host.llc_cpus", "1");
+	set(sc, "run.cost_jitter", "0");
+	set(sc, "run.duration", "200ms");
+	set(sc, "run.warmup", "100ms");
+	set(sc, "run.ci_target", "0");
+	set(sc, "link.mtu", "1500");
+	set(sc, "app.test", "TCP_STREAM");
+	set(sc, "app.send_size", "16K");
+	set(sc, "app.recv_size", "16K");
+	set(sc, "app.send_cpu", "0");
+	set(sc, "app.recv_cpu", "1");
+	set(sc, "tcp.wmem_max", "4M");
+	set(sc, "tcp.rmem_max", "6M");
+}
+
+static double m_of(const struct metrics *m, const char *name)
+{
+	int id = metric_find(name);
+	if (id < 0)
+		fail_msg("no metric '%s'", name);
+	return m->v[id];
+}
+
+static void expect_range(double got, double lo, double hi, const char *what)
+{
+	if (!(got >= lo && got <= hi))
+		fail_msg("%s: got %.6g, expected within [%.6g, %.6g]", what, got, lo, hi);
+}
+
+/* Share of the sender's CPU's time spent on the TCP receive work. */
+static double rx_tcp_pct(const struct metrics *m)
+{
+	return m->host_cat_pct[0][COST_RX_TCP];
+}
+
+static void test_no_prequeue_since_4_14(void **state)
+{
+	struct scenario sc;
+	struct metrics old, now;
+	(void)state;
+
+	/* a reader that sleeps between frames: a slow sender (a transmit cost
+	 * only the sender pays) */
+	base(&sc, "4.13");
+	set(&sc, "cost.tx_frame", "400000");
+	run(&sc, &old);
+	base(&sc, "4.14");
+	set(&sc, "cost.tx_frame", "400000");
+	run(&sc, &now);
+	/* 4.13: the woken reader processes its prequeue on CPU 1, so CPU 0
+	 * runs only the sender; 4.14: CPU 0's softirq does the receive work */
+	expect_range(m_of(&old, "wakeups_per_s"), 100, 1e9, "4.13 reader wakeups");
+	expect_range(m_of(&now, "wakeups_per_s"), 100, 1e9, "4.14 reader wakeups");
+	if (!(m_of(&now, "snd_cpu_busy_pct") > m_of(&old, "snd_cpu_busy_pct")))
+		fail_msg("the sender's CPU must do more from 4.14 on: %.3f%% -> %.3f%%", m_of(&old, "snd_cpu_busy_pct"),
+			 m_of(&now, "snd_cpu_busy_pct"));
+	if (!(m_of(&now, "rcv_cpu_busy_pct") < m_of(&old, "rcv_cpu_busy_pct")))
+		fail_msg("the reader's CPU must do less from 4.14 on: %.3f%% -> %.3f%%", m_of(&old, "rcv_cpu_busy_pct"),
+			 m_of(&now, "rcv_cpu_busy_pct"));
+	/* rx_tcp is charged where it runs: host 0 holds both CPUs, so compare
+	 * the per-role NET_RX instead: all of it on CPU 0 in both eras (lo) */
+	expect_range(m_of(&now, "rcv_cpu_netrx_per_s"), 0, 0, "NET_RX on the reader's CPU");
+	(void)rx_tcp_pct;
+}
+
+static void test_pacing_timer_per_departure(void **state)
+{
+	struct scenario sc;
+	struct metrics off, on, old;
+	(void)state;
+
+	/* a 50 us one-way delay makes the round trip, and so the pacing rate's
+	 * srtt, long enough for pacing to bind below what the CPU could send */
+	base(&sc, "6.1");
+	set(&sc, "link.delay", "50us");
+	set(&sc, "cost.timer_irq", "40000");
+	run(&sc, &off);
+	set(&sc, "tcp.pacing", "on");
+	run(&sc, &on);
+	base(&sc, "4.12");
+	set(&sc, "link.delay", "50us");
+	set(&sc, "cost.timer_irq", "40000");
+	set(&sc, "tcp.pacing", "on");
+	run(&sc, &old);
+
+	expect_range(m_of(&off, "pace_irqs_per_s"), 0, 0, "unpaced: no pacing timer");
+	expect_range(m_of(&old, "pace_irqs_per_s"), 0, 0, "4.12: no internal pacing");
+	expect_range(m_of(&on, "pace_irqs_per_s"), 1000, 1e9, "paced: timer expiries");
+	/* every expiry is a local timer interrupt and an HRTIMER run */
+	expect_range(m_of(&on, "hrtimer_softirqs_per_s"), m_of(&on, "pace_irqs_per_s") - 50,
+		     m_of(&on, "pace_irqs_per_s") + 50, "an HRTIMER run per expiry (+-10 at the interval's ends)");
+	expect_range(m_of(&on, "snd_cpu_loc_per_s") + m_of(&on, "rcv_cpu_loc_per_s"),
+		     m_of(&on, "pace_irqs_per_s"), 1e9, "LOC counts the expiries");
+	expect_range(m_of(&on, "throughput_mbps"), 1, m_of(&off, "throughput_mbps") * 0.9,
+		     "pacing slows this flow");
+	expect_range(on.host_cat_pct[0][COST_TIMER_IRQ], 0.1, 100, "the timer interrupts' CPU time");
+}
+
+static void test_deferred_free_since_5_17(void **state)
+{
+	struct scenario sc;
+	struct metrics old, now;
+	(void)state;
+	base(&sc, "5.16");
+	run(&sc, &old);
+	base(&sc, "5.17");
+	run(&sc, &now);
+	expect_range(m_of(&old, "skb_deferred_per_s"), 0, 0, "5.16 frees where it reads");
+	/* every data frame the reader on CPU 1 consumes was allocated on CPU 0 */
+	expect_range(m_of(&now, "skb_deferred_per_s"), 0.95 * m_of(&now, "frames_per_s"),
+		     m_of(&now, "frames_per_s") + 50, "5.17 defers each received frame");
+}
+
+static void test_lo_segments_without_tso(void **state)
+{
+	struct scenario sc;
+	struct metrics gso_on, gso_off, tso_on;
+	(void)state;
+	base(&sc, "6.1");
+	set(&sc, "app.send_size", "64K");
+	set(&sc, "offload.tso", "off");
+	run(&sc, &gso_on);
+	set(&sc, "offload.gso", "off");
+	run(&sc, &gso_off);
+	base(&sc, "6.1");
+	set(&sc, "app.send_size", "64K");
+	run(&sc, &tso_on);
+	/* TCP builds GSO frames either way (4.13+), the device cuts them:
+	 * NET_RX handles each segment on its own, so segments per frame as
+	 * TCP counts them stay large and the receive side's frame count is
+	 * the segment count */
+	expect_range(m_of(&gso_on, "segs_per_frame"), 2, 1e9, "TCP still builds GSO frames");
+	expect_range(gso_on.host_cat_pct[0][COST_TX_SEG], 0.01, 100, "software segmentation with GSO on");
+	expect_range(gso_off.host_cat_pct[0][COST_TX_SEG], 0.01, 100, "software segmentation with GSO off");
+	expect_range(tso_on.host_cat_pct[0][COST_TX_SEG], 0, 0, "no segmentation with TSO");
+}
+
+static void test_idle_poll_and_exit(void **state)
+{
+	struct scenario sc;
+	struct metrics halt, poll, slow;
+	(void)state;
+	base(&sc, "6.1");
+	set(&sc, "cost.tx_frame", "400000"); /* the reader sleeps between frames */
+	run(&sc, &halt);
+	set(&sc, "host.idle_poll", "1s");
+	run(&sc, &poll);
+	base(&sc, "6.1");
+	set(&sc, "cost.tx_frame", "400000");
+	set(&sc, "host.idle_exit", "200us");
+	run(&sc, &slow);
+	/* a halted reader's CPU is woken by a CAL IPI each time (5.8+ wakelist) */
+	expect_range(m_of(&halt, "cal_ipis_per_s"), 0.9 * m_of(&halt, "wakeups_per_s"), 1e9, "CAL per wakeup");
+	expect_range(m_of(&halt, "wake_no_ipi_per_s"), 0, 0, "no polling wakeups by default");
+	/* one that polls all along takes none when idle (a busy CPU in
+	 * another LLC still gets its CAL) */
+	expect_range(m_of(&poll, "cal_ipis_per_s"), 0, 0.2 * m_of(&halt, "cal_ipis_per_s"), "few IPIs to a polling CPU");
+	expect_range(m_of(&poll, "wake_no_ipi_per_s"), 0.5 * m_of(&poll, "wakeups_per_s"), 1e9, "polling wakeups");
+	/* the exit latency delays the reader, whose ACKs then come later */
+	if (!(m_of(&slow, "rcv_cpu_busy_pct") <= m_of(&halt, "rcv_cpu_busy_pct") + 1e-9 ||
+	      m_of(&slow, "throughput_mbps") < m_of(&halt, "throughput_mbps")))
+		fail_msg("a 200 us exit latency changed nothing");
+}
+
+static void test_iperf3_select_per_call(void **state)
+{
+	struct scenario sc;
+	struct metrics np, ip;
+	(void)state;
+	base(&sc, "6.1");
+	run(&sc, &np);
+	set(&sc, "app.loop", "iperf3");
+	run(&sc, &ip);
+	/* twice the system calls: more syscall time per byte */
+	double a = np.host_cat_pct[0][COST_SYSCALL] / m_of(&np, "throughput_mbps");
+	double b = ip.host_cat_pct[0][COST_SYSCALL] / m_of(&ip, "throughput_mbps");
+	expect_range(b / a, 1.8, 2.2, "syscall time per Mbit/s, iperf3 against netperf");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_prequeue_since_4_14),
+		cmocka_unit_test(test_pacing_timer_per_departure),
+		cmocka_unit_test(test_deferred_free_since_5_17),
+		cmocka_unit_test(test_lo_segments_without_tso),
+		cmocka_unit_test(test_idle_poll_and_exit),
+		cmocka_unit_test(test_iperf3_select_per_call),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
