@@ -86,7 +86,7 @@ const struct metric_desc metric_table[METRIC_N] = {
 		"send()/sendfile() calls completed, all senders"},
 	[METRIC_HRTIMER_SOFTIRQS_PER_S] = {"hrtimer_softirqs_per_s", "softirqs.HRTIMER", 1, "softirqs/s",
 		"HRTIMER softirq runs (TCP's pacing timer, tcp.pacing)"},
-	[METRIC_PACE_IRQS_PER_S] = {"pace_irqs_per_s", NULL, 0, "interrupts/s",
+	[METRIC_PACE_KICKS_PER_S] = {"pace_kicks_per_s", NULL, 0, "interrupts/s",
 		"pacing hrtimer expiries: local timer interrupts that tcp_pace_kick ran in"},
 	[METRIC_SKB_DEFERRED_PER_S] = {"skb_deferred_per_s", NULL, 0, "skbs/s",
 		"received skbs freed on the CPU that allocated them (skb_attempt_defer_free, 5.17+)"},

@@ -355,7 +355,7 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	out->v[METRIC_UNDOS_PER_S] = (double)d.undos / secs;
 	out->v[METRIC_WRITES_PER_S] = (double)d.writes / secs;
 	out->v[METRIC_HRTIMER_SOFTIRQS_PER_S] = (double)d.hrtimer_softirqs / secs;
-	out->v[METRIC_PACE_IRQS_PER_S] = (double)d.pace_irqs / secs;
+	out->v[METRIC_PACE_KICKS_PER_S] = (double)d.pace_irqs / secs;
 	out->v[METRIC_SKB_DEFERRED_PER_S] = (double)d.skb_deferred / secs;
 	out->v[METRIC_WAKE_NO_IPI_PER_S] = (double)d.wake_no_ipi / secs;
 	fill_role_metrics(sim, secs, out);

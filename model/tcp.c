@@ -855,9 +855,9 @@ int64_t tcp_reader_backlog_one(struct sim *sim, struct cpu *c, struct tcp_conn *
 	/* __release_sock and tcp_prequeue_process hold softirqs off from the
 	 * first queued frame until the queue is empty: the ACKs they send
 	 * wait in the backlog for one NET_RX run */
-	/* ... until 4.9: since commit 5413d1babe8f ("net: do not block BH
-	 * while processing socket backlog") __release_sock runs with them on */
-	c->bh_off = skb != NULL && !host_kernel_at_least(c->host, 4, 9);
+	/* ... until 4.6: since 4.7 (commit 5413d1babe8f, "net: do not block
+	 * BH while processing socket backlog") __release_sock runs with them on */
+	c->bh_off = skb != NULL && !host_kernel_at_least(c->host, 4, 7);
 	if (!skb)
 		return -1;
 	cpu_charge(sim, c, COST_RX_TCP, c->host->cfg->cost_cycles[COST_RX_TCP]);
