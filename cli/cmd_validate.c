@@ -162,19 +162,39 @@ static int cmp_dbl(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static void print_summary(FILE *f, const struct run_set *rs, const struct row *rows, int n, bool any_held)
+/* The measured spread of a row's metric as a fraction (its _cv), NAN if
+ * the recorded run gives none. */
+static double row_cv(const struct run_set *rs, const struct row *r)
+{
+	return rs->runs[r->run].cv[r->metric];
+}
+
+/* A miss the run's own spread explains: |error| within two CVs. */
+static bool within_spread(const struct run_set *rs, const struct row *r)
+{
+	double cv = row_cv(rs, r);
+	return isfinite(r->err_pct) && isfinite(cv) && fabs(r->err_pct) <= 200.0 * cv;
+}
+
+/* Median and max |error| per metric over the rows `held` selects (held-out
+ * rows, training rows, or all of them: -1), with how many lie within
+ * their measured spread. */
+static void print_summary_of(FILE *f, const struct run_set *rs, const struct row *rows, int n, int held,
+			     const char *what)
 {
 	double *e = xcalloc((size_t)n + 1, sizeof(double));
-	fprintf(f, "\nSummary over the %s rows: |error| per metric\n", any_held ? "held-out" : "predicted (none held out)");
-	fprintf(f, "%-22s %4s %12s %12s  %s\n", "metric", "n", "median|err|", "max|err|", "worst run");
+	fprintf(f, "\nSummary over the %s rows: |error| per metric\n", what);
+	fprintf(f, "%-22s %4s %12s %12s %10s  %s\n", "metric", "n", "median|err|", "max|err|", "in spread", "worst run");
 	for (int m = 0; m < METRIC_N; m++) {
-		int k = 0, worst = -1;
+		int k = 0, worst = -1, in = 0, with_cv = 0;
 		double wv = -1;
 		for (int i = 0; i < n; i++) {
-			if (rows[i].metric != m || (any_held && !rows[i].held_out))
+			if (rows[i].metric != m || (held >= 0 && rows[i].held_out != (held == 1)))
 				continue;
 			double a = isfinite(rows[i].err_pct) ? fabs(rows[i].err_pct) : INFINITY;
 			e[k++] = a;
+			with_cv += isfinite(row_cv(rs, &rows[i]));
+			in += within_spread(rs, &rows[i]);
 			if (a > wv) {
 				wv = a;
 				worst = rows[i].run;
@@ -184,10 +204,36 @@ static void print_summary(FILE *f, const struct run_set *rs, const struct row *r
 			continue;
 		qsort(e, (size_t)k, sizeof(double), cmp_dbl);
 		double med = gsl_stats_median_from_sorted_data(e, 1, (size_t)k);
-		fprintf(f, "%-22s %4d %11.1f%% %11.1f%%  %s\n", metric_table[m].name, k, med, e[k - 1],
+		char sp[24];
+		if (with_cv)
+			snprintf(sp, sizeof(sp), "%d/%d", in, with_cv);
+		else
+			snprintf(sp, sizeof(sp), "-");
+		fprintf(f, "%-22s %4d %11.1f%% %11.1f%% %10s  %s\n", metric_table[m].name, k, med, e[k - 1], sp,
 			worst >= 0 ? rs->runs[worst].id : "");
 	}
 	free(e);
+}
+
+static void print_summary(FILE *f, const struct run_set *rs, const struct row *rows, int n, bool any_held)
+{
+	if (!any_held) {
+		print_summary_of(f, rs, rows, n, -1, "predicted (none held out)");
+		return;
+	}
+	print_summary_of(f, rs, rows, n, 1, "held-out");
+	print_summary_of(f, rs, rows, n, 0, "training (fitted, in-sample)");
+}
+
+/* Which role's CPU is the busier, measured and predicted, when the runs
+ * record both (snd_cpu_busy_pct, rcv_cpu_busy_pct): "sender" or
+ * "receiver", NULL when unknown. */
+static const char *busier_role(const double *v)
+{
+	double s = v[METRIC_SND_CPU_BUSY_PCT], r = v[METRIC_RCV_CPU_BUSY_PCT];
+	if (!isfinite(s) || !isfinite(r))
+		return NULL;
+	return s >= r ? "sender's CPU" : "receiver's CPU";
 }
 
 /* Words of text, the first line already indented by `first` columns, the
@@ -245,29 +291,48 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 
 	fprintf(f, "\nPer run and metric (error = predicted / measured - 1; MISS: |error| > %g%% or no prediction)\n",
 		o->miss_pct);
-	fprintf(f, "%-*s  %-22s %14s %14s %9s  %-8s\n", idw, "run", "metric", "measured", "predicted", "error%",
-		"held-out");
+	fprintf(f, "%-*s  %-22s %14s %8s %14s %9s  %-8s\n", idw, "run", "metric", "measured", "spread", "predicted",
+		"error%", "held-out");
 	for (int k = 0; k < n; k++) {
 		const struct row *r = &rows[k];
 		char es[24];
 		bool miss = !isfinite(r->err_pct) || fabs(r->err_pct) > o->miss_pct;
 		misses += miss;
+		char sp[24];
 		if (isfinite(r->err_pct))
 			snprintf(es, sizeof(es), "%+.1f%%", r->err_pct);
 		else
 			snprintf(es, sizeof(es), "-");
-		fprintf(f, "%-*s  %-22s %14.6g %14.6g %9s  %-8s%s\n", idw, rs->runs[r->run].id,
-			metric_table[r->metric].name, r->measured, r->predicted, es, r->held_out ? "yes" : "no",
-			miss ? " MISS" : "");
+		if (isfinite(row_cv(rs, r)))
+			snprintf(sp, sizeof(sp), "+-%.0f%%", 100.0 * row_cv(rs, r));
+		else
+			snprintf(sp, sizeof(sp), "-");
+		fprintf(f, "%-*s  %-22s %14.6g %8s %14.6g %9s  %-8s%s\n", idw, rs->runs[r->run].id,
+			metric_table[r->metric].name, r->measured, sp, r->predicted, es, r->held_out ? "yes" : "no",
+			miss ? (within_spread(rs, r) ? " MISS (within 2 CV of the measured spread)" : " MISS") : "");
 	}
 	fprintf(f, "%d of %d rows flagged MISS.\n", misses, n);
 	print_summary(f, rs, rows, n, any_held);
 
-	fputs("\nPredicted bottleneck per run\n", f);
-	for (int i = 0; i < rs->n; i++)
-		fprintf(f, "  %-*s  %s\n", idw, rs->runs[i].id,
-			v->pred[i].bottleneck_text[0] ? v->pred[i].bottleneck_text
-						      : bottleneck_kind_name(v->pred[i].bottleneck));
+	fputs("\nPredicted bottleneck per run (and the busier CPU, measured against predicted, where recorded)\n", f);
+	{
+		int known = 0, right = 0;
+		for (int i = 0; i < rs->n; i++) {
+			const char *mb = busier_role(rs->runs[i].v), *pb = busier_role(v->pred[i].v);
+			fprintf(f, "  %-*s  %s\n", idw, rs->runs[i].id,
+				v->pred[i].bottleneck_text[0] ? v->pred[i].bottleneck_text
+							      : bottleneck_kind_name(v->pred[i].bottleneck));
+			if (mb && pb) {
+				known++;
+				right += strcmp(mb, pb) == 0;
+				fprintf(f, "  %-*s    busier: measured the %s (%.0f%% vs %.0f%%), predicted the %s -- %s\n",
+					idw, "", mb, rs->runs[i].v[METRIC_SND_CPU_BUSY_PCT],
+					rs->runs[i].v[METRIC_RCV_CPU_BUSY_PCT], pb, strcmp(mb, pb) == 0 ? "right" : "WRONG");
+			}
+		}
+		if (known)
+			fprintf(f, "The busier CPU is right in %d of %d runs.\n", right, known);
+	}
 
 	if (ts && ts->n > 0) {
 		int met = 0;
