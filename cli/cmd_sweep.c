@@ -69,7 +69,7 @@ static void print_err(const struct tcpsim_err *err)
 
 static int exit_code(const struct tcpsim_err *err)
 {
-	return err->code == TCPSIM_EUSAGE ? 2 : 1;
+	return cli_exit_status(err->code);
 }
 
 static int parse_count(const char *s, const char *what, long max, int *out)
@@ -332,10 +332,10 @@ int cmd_sweep(int argc, char **argv)
 	} else if (rc == 0 && a.columns) {
 		if (sweep_columns(a.inputs[0], a.columns, stdout, &err) != TCPSIM_OK) {
 			print_err(&err);
-			rc = exit_code(&err);
+			rc = err.code == TCPSIM_EIO ? 2 : exit_code(&err);   /* it only reads */
 		} else if (fflush(stdout) != 0) {
 			fprintf(stderr, "tcpsim: cannot write standard output: %s\n", strerror(errno));
-			rc = 1;
+			rc = cli_exit_status(TCPSIM_EIO);
 		}
 	} else if (rc == 0) {
 		rc = run_sweep(&a);

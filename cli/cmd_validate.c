@@ -312,6 +312,8 @@ int cmd_validate(int argc, char **argv)
 			validate_usage(stdout);
 		goto done;
 	}
+	if ((rc = calibcli_check_output(&o)) != 0)
+		goto done;
 	if ((rc = calibcli_load(&o, &rs, &cr, &cs, &err)) != TCPSIM_OK)
 		goto fail;
 	if (o.targets && (rc = targets_load(&ts, o.targets, &err)) != TCPSIM_OK) {
