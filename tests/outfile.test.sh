@@ -191,5 +191,40 @@ else
 	skip "calibrate -o into a read-only directory: root writes there anyway"
 fi
 
+# --- sweep --merge: an input as the output refused, a link followed ---------------
+SW=tests/data/sweep/fast.cfg
+if "$TCPSIM" sweep "$SW" --vary link.mtu=1500,9000 --shard 1/2 -o "$TMP/s1.csv" 2>"$TMP/err" &&
+	"$TCPSIM" sweep "$SW" --vary link.mtu=1500,9000 --shard 2/2 -o "$TMP/s2.csv" 2>"$TMP/err"; then
+	cp "$TMP/s1.csv" "$TMP/s1.keep"
+	cp "$TMP/s1.csv.cfg" "$TMP/s1.cfg.keep"
+	expect "sweep --merge -o SHARD" 2 "is the input '$TMP/s1.csv'" -- \
+		"$TCPSIM" sweep --merge -o "$TMP/s1.csv" "$TMP/s1.csv" "$TMP/s2.csv"
+	cmp -s "$TMP/s1.csv" "$TMP/s1.keep" && cmp -s "$TMP/s1.csv.cfg" "$TMP/s1.cfg.keep" \
+		&& ok "... the shard and its sidecar unchanged" || bad "merge -o SHARD" "the shard was changed"
+	ln -s m.csv "$TMP/mlink.csv"
+	"$TCPSIM" sweep --merge -o "$TMP/mlink.csv" "$TMP/s1.csv" "$TMP/s2.csv" 2>"$TMP/err"
+	st=$?
+	if [ $st -eq 0 ] && test -L "$TMP/mlink.csv" && [ "$(wc -l <"$TMP/m.csv")" -eq 3 ]; then
+		ok "sweep --merge -o LINK: the target holds the merge, the link kept"
+	else bad "sweep --merge -o LINK" "exit $st: $(ls -l "$TMP/mlink.csv"; head -c 200 "$TMP/err")"; fi
+	expect "sweep --merge -o into a missing directory" 3 "cannot write '$TMP/no/m.csv'" -- \
+		"$TCPSIM" sweep --merge -o "$TMP/no/m.csv" "$TMP/s1.csv" "$TMP/s2.csv"
+else
+	bad "sweep shards" "$(head -c 300 "$TMP/err")"
+fi
+
+# --- tools/bin/live-row: its -o LINK followed -----------------------------------
+LIVE_ROW=${LIVE_ROW:-tools/bin/live-row}
+L=tests/data/live
+if [ -x "$LIVE_ROW" ]; then
+	ln -s reps.csv "$TMP/reps-link.csv"
+	"$LIVE_ROW" --json $L/iperf3-lo.json --before $L/lo-before --after $L/lo-after --scenario scenarios/live/x.cfg \
+		--cc cubic --other-max 50 --point p1 -o "$TMP/reps-link.csv" >"$TMP/out" 2>"$TMP/err"
+	st=$?
+	if [ $st -eq 0 ] && test -L "$TMP/reps-link.csv" && [ "$(wc -l <"$TMP/reps.csv")" -eq 2 ]; then
+		ok "live-row -o LINK: the row in the target, the link kept"
+	else bad "live-row -o LINK" "exit $st: $(ls -l "$TMP/reps-link.csv"; head -c 200 "$TMP/err")"; fi
+fi
+
 echo "outfile: $((n - fails)) passed, $fails failed"
 [ $fails -eq 0 ]
