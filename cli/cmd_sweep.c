@@ -26,7 +26,9 @@
 #include "cli.h"
 #include "config.h"
 #include "err.h"
+#include "outfile.h"
 #include "sweep.h"
+#include "sweepfile.h"
 #include "tcpsim.h"
 #include "util.h"
 
@@ -260,6 +262,18 @@ static int run_sweep(const struct sweep_args *a)
 	long ncpu;
 	int rc;
 
+	{   /* OUT.csv and its sidecar OUT.csv.cfg: neither may be the scenario read */
+		char *side = sweepfile_sidecar_path(a->out);
+		rc = 0;
+		if (outfile_check_inputs(a->out, &a->cfg, 1, &err) != TCPSIM_OK ||
+		    outfile_check_inputs(side, &a->cfg, 1, &err) != TCPSIM_OK) {
+			print_err(&err);
+			rc = 2;
+		}
+		free(side);
+		if (rc)
+			goto out0;
+	}
 	if ((rc = load_base(base, a->cfg, a->ov, a->n_ov)) != 0)
 		goto out0;
 	sweep_init(sw, base);

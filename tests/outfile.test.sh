@@ -213,6 +213,13 @@ else
 	bad "sweep shards" "$(head -c 300 "$TMP/err")"
 fi
 
+# sweep -o BASE: its sidecar BASE.cfg would be the scenario being swept
+cp "$CFG" "$TMP/base.cfg"
+expect "sweep BASE.cfg -o BASE (sidecar = the scenario)" 2 "is the input '$TMP/base.cfg'" -- \
+	"$TCPSIM" sweep "$TMP/base.cfg" --vary link.mtu=1500 -o "$TMP/base"
+cmp -s "$TMP/base.cfg" "$CFG" && [ ! -e "$TMP/base" ] && ok "... the scenario unchanged, no CSV" \
+	|| bad "sweep -o BASE" "the scenario was changed or a CSV written"
+
 # --- tools/bin/live-row: its -o LINK followed -----------------------------------
 LIVE_ROW=${LIVE_ROW:-tools/bin/live-row}
 L=tests/data/live
