@@ -190,7 +190,11 @@ int outfile_open(struct outfile *o, const char *path, const char *what, struct t
 	}
 	o->target = node.target;
 	switch (node.kind) {
-	case OUT_FD:
+	case OUT_FD:   /* what stdio holds for the same descriptor goes first */
+		if (node.fd == STDOUT_FILENO)
+			fflush(stdout);
+		else if (node.fd == STDERR_FILENO)
+			fflush(stderr);
 		fd = fcntl(node.fd, F_DUPFD_CLOEXEC, 0);
 		break;
 	case OUT_DEVICE:
