@@ -231,6 +231,10 @@ if [ -x "$LIVE_ROW" ]; then
 	if [ $st -eq 0 ] && test -L "$TMP/reps-link.csv" && [ "$(wc -l <"$TMP/reps.csv")" -eq 2 ]; then
 		ok "live-row -o LINK: the row in the target, the link kept"
 	else bad "live-row -o LINK" "exit $st: $(ls -l "$TMP/reps-link.csv"; head -c 200 "$TMP/err")"; fi
+	cp $L/iperf3-lo.json "$TMP/ip.json"
+	expect "live-row -o JSON (its input)" 2 "is the input" -- "$LIVE_ROW" --json "$TMP/ip.json" --before $L/lo-before \
+		--after $L/lo-after --scenario scenarios/live/x.cfg --cc cubic --point p1 -o "$TMP/ip.json"
+	cmp -s "$TMP/ip.json" $L/iperf3-lo.json && ok "... the JSON unchanged" || bad "live-row -o JSON" "the JSON was changed"
 fi
 
 echo "outfile: $((n - fails)) passed, $fails failed"

@@ -493,7 +493,9 @@ int main(int argc, char **argv)
 	struct tcpsim_err err;
 	err_clear(&err);
 	int disturbed = 0;
-	int rc = make_row(&o, &err, &disturbed);
+	int rc = outfile_check_inputs(o.out, &o.json, 1, &err);
+	if (!rc)
+		rc = make_row(&o, &err, &disturbed);
 	if (rc) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return rc == TCPSIM_EUSAGE ? 2 : 1;
