@@ -44,7 +44,7 @@ void calibcli_release(struct calib_cli *o);
 /* One error line on stderr, "tcpsim: <message>". */
 void calibcli_print_err(const struct tcpsim_err *err);
 
-/* Exit status of a library status: 0, 1 (runtime, fit) or 2 (bad input). */
+/* Exit status of a library status: cli_exit_status (cli.h). */
 int calibcli_status(int code);
 
 /* Load every file into rs, build the scenarios, set up cs from the options. */
@@ -58,7 +58,12 @@ void calibcli_print_fit(FILE *f, const struct calib_setup *cs, const struct cali
 /* How the runs were simulated: jitter, seeds, step. */
 void calibcli_print_method(FILE *f, const struct calib_setup *cs);
 
-/* Write buf whole to path (temp file + rename) or to stdout (path NULL or "-").  0 or 1. */
+/* Write buf whole to path (outfile.h) or to stdout (path NULL or "-").
+ * 0, or 3 after printing. */
 int calibcli_commit(const char *path, const char *buf, size_t len);
+
+/* Before any work: -o is none of the input files and can be written (a
+ * probe).  0, or the exit status (2 or 3) after printing. */
+int calibcli_check_output(const struct calib_cli *o);
 
 #endif

@@ -6,8 +6,11 @@
  *
  * Order of work: every argument is checked, the runs are loaded and their
  * scenarios built (bad input exits 2 before anything is simulated), the
- * fit runs, the report is formatted in memory and written once to stdout.
- * The profile is written (temp file + rename) only when the fit converged.
+ * output is checked (not an input; a probe file created and removed beside
+ * it, so an unwritable -o fails in a moment, not after the fit), the fit
+ * runs, the report is formatted in memory and written once to stdout.
+ * The profile is written (outfile.h: whole or not at all) only when the
+ * fit converged; a write failure exits 3.
  * A fit that does not converge prints the report as far as it got and one
  * error line, writes no profile and exits 1.
  */
@@ -23,6 +26,7 @@
 #include "calibcli.h"
 #include "cli.h"
 #include "config.h"
+#include "outfile.h"
 #include "util.h"
 
 /* ---- shared: options ------------------------------------------------------ */
@@ -181,7 +185,7 @@ void calibcli_print_err(const struct tcpsim_err *err)
 
 int calibcli_status(int code)
 {
-	return code == TCPSIM_OK ? 0 : code == TCPSIM_EUSAGE ? 2 : 1;
+	return cli_exit_status(code);
 }
 
 int calibcli_load(const struct calib_cli *o, struct run_set *rs, struct calib_runs *cr,
@@ -268,44 +272,36 @@ void calibcli_print_fit(FILE *f, const struct calib_setup *cs, const struct cali
 
 int calibcli_commit(const char *path, const char *buf, size_t len)
 {
-	if (!path || strcmp(path, "-") == 0) {
-		if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0) {
-			fprintf(stderr, "tcpsim: cannot write standard output: %s\n", strerror(errno));
-			return 1;
-		}
+	struct tcpsim_err err = {0};
+
+	if (outfile_write_whole(path ? path : "-", NULL, buf, len, &err) == TCPSIM_OK)
 		return 0;
-	}
-	size_t n = strlen(path) + 32, done = 0;
-	char *tmp = xmalloc(n);
-	int fd;
-	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0)
-		goto fail;
-	while (done < len) {
-		ssize_t w = write(fd, buf + done, len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			goto fail;
-		done += (size_t)w;
-	}
-	if (fsync(fd) != 0 || close(fd) != 0) {
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0)
-		goto fail;
-	free(tmp);
-	return 0;
-fail:
-	fprintf(stderr, "tcpsim: cannot write '%s': %s\n", path, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	free(tmp);
-	return 1;
+	calibcli_print_err(&err);
+	return cli_exit_status(err.code);
+}
+
+int calibcli_check_output(const struct calib_cli *o)
+{
+	struct tcpsim_err err = {0};
+	const char **in;
+	int n = 0;
+
+	if (!o->out)
+		return 0;
+	in = xcalloc((size_t)o->n_files + 2, sizeof(*in));
+	for (int i = 0; i < o->n_files; i++)
+		in[n++] = o->files[i];
+	if (o->profile)
+		in[n++] = o->profile;
+	if (o->targets)
+		in[n++] = o->targets;
+	if (outfile_check_inputs(o->out, in, n, &err) == TCPSIM_OK)
+		outfile_probe(o->out, strcmp(o->cmd, "calibrate") == 0 ? "profile" : NULL, &err);
+	free(in);
+	if (!err.code)
+		return 0;
+	calibcli_print_err(&err);
+	return cli_exit_status(err.code);
 }
 
 /* ---- calibrate -------------------------------------------------------------------- */
@@ -330,7 +326,8 @@ static void calibrate_usage(FILE *f)
 	      "  --keep-jitter      keep the scenarios' run.cost_jitter (default: 0 while fitting)\n"
 	      "  -v                 one line per iteration on stderr\n"
 	      "Exit status: 0 fitted (warnings about bounds are printed), 1 the fit did not converge\n"
-	      "(no profile written), 2 bad input.\n", f);
+	      "(no profile written), 2 bad input (also: -o is one of the inputs), 3 the profile\n"
+	      "cannot be written (checked before fitting, too).\n", f);
 }
 
 static void print_residuals(FILE *f, const struct run_set *rs, const struct calib_result *res)
@@ -429,6 +426,8 @@ int cmd_calibrate(int argc, char **argv)
 			calibrate_usage(stdout);
 		goto done;
 	}
+	if ((rc = calibcli_check_output(&o)) != 0)
+		goto done;
 	if ((rc = calibcli_load(&o, &rs, &cr, &cs, &err)) != TCPSIM_OK) {
 		calibcli_print_err(&err);
 		rc = calibcli_status(rc);
@@ -464,7 +463,7 @@ int cmd_calibrate(int argc, char **argv)
 		hdr = profile_header(&o, &rs, &cs, &res);
 		if (calib_write_profile(o.out, &cs, &res, hdr, &err) != TCPSIM_OK) {
 			calibcli_print_err(&err);
-			rc = 1;
+			rc = cli_exit_status(err.code);
 			goto done;
 		}
 	}

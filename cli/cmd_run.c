@@ -3,10 +3,11 @@
  *
  * Order of work: parse every argument (bad ones exit 2 before anything
  * runs), load each scenario (defaults, the .cfg file, -s overrides in the
- * order given, cross-key validation), open the output, simulate, format
- * the whole report in memory, and only then write it: stdout gets one
- * write, -o OUT gets a temporary file beside OUT renamed over it.  So the
- * output is whole or absent, and a failure prints one line on stderr.
+ * order given, cross-key validation), check the output (not an input, and
+ * writable: outfile_probe), simulate, format the whole report in memory,
+ * and only then write it through outfile.h: stdout, a device or a FIFO get
+ * it straight, a file is replaced whole by rename.  So the output is whole
+ * or absent, and a failure prints one line on stderr and exits 3.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include "cli.h"
 #include "config.h"
 #include "err.h"
+#include "outfile.h"
 #include "report.h"
 #include "sweep.h"
 #include "tcpsim.h"
@@ -45,13 +47,6 @@ struct cli_args {
 	int reps;               /* compare: runs (seeds) per side */
 	int jobs;               /* compare: threads for the runs */
 	int help;
-};
-
-/* An output file being written: tmp is renamed to path on success. */
-struct output {
-	const char *path;
-	char *tmp;
-	int fd;
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -195,82 +190,33 @@ static int load_scenario(struct scenario *sc, const char *path, const char *cons
 	return 0;
 }
 
-/* ---- output: whole or not at all ---------------------------------------- */
+/* ---- output: whole or not at all (outfile.h) ------------------------------ */
 
-static int output_open(struct output *out, const char *path)
+/* Before any work: -o OUT is none of the inputs, and can be written.
+ * 0, or the exit status after printing. */
+static int output_check(const char *path, const char *const *inputs, int n)
 {
-	size_t n;
+	struct tcpsim_err err = {0};
 
-	out->path = path;
-	out->tmp = NULL;
-	out->fd = -1;
-	if (!path || strcmp(path, "-") == 0)
+	if (!path)
 		return 0;
-	n = strlen(path) + 32;
-	out->tmp = xmalloc(n);
-	snprintf(out->tmp, n, "%s.tmp.%ld", path, (long)getpid());
-	out->fd = open(out->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (out->fd < 0 && errno == EEXIST && unlink(out->tmp) == 0) /* left by a dead process */
-		out->fd = open(out->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (out->fd < 0) {
-		fprintf(stderr, "tcpsim: cannot write '%s': %s\n", path, strerror(errno));
-		free(out->tmp);
-		out->tmp = NULL;
-		return 1;
-	}
-	return 0;
+	if (outfile_check_inputs(path, inputs, n, &err) == TCPSIM_OK)
+		outfile_probe(path, NULL, &err);
+	if (!err.code)
+		return 0;
+	print_err(&err);
+	return cli_exit_status(err.code);
 }
 
-static void output_abort(struct output *out)
+/* Write buf whole to path (NULL or "-": stdout).  0, or 3 after printing. */
+static int output_commit(const char *path, const char *buf, size_t len)
 {
-	if (out->fd >= 0) {
-		close(out->fd);
-		unlink(out->tmp);
-	}
-	free(out->tmp);
-	out->tmp = NULL;
-	out->fd = -1;
-}
+	struct tcpsim_err err = {0};
 
-/* Write buf whole to stdout or to the temp file and rename it.  0 or 1. */
-static int output_commit(struct output *out, const char *buf, size_t len)
-{
-	size_t done = 0;
-
-	if (!out->tmp) {
-		if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0) {
-			fprintf(stderr, "tcpsim: cannot write standard output: %s\n", strerror(errno));
-			return 1;
-		}
+	if (outfile_write_whole(path ? path : "-", NULL, buf, len, &err) == TCPSIM_OK)
 		return 0;
-	}
-	while (done < len) {
-		ssize_t w = write(out->fd, buf + done, len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			goto fail;
-		done += (size_t)w;
-	}
-	if (fsync(out->fd) != 0)
-		goto fail;
-	if (close(out->fd) != 0) {
-		out->fd = -1;
-		unlink(out->tmp);
-		goto fail;
-	}
-	out->fd = -1;
-	if (rename(out->tmp, out->path) != 0) {
-		unlink(out->tmp);
-		goto fail;
-	}
-	free(out->tmp);
-	out->tmp = NULL;
-	return 0;
-fail:
-	fprintf(stderr, "tcpsim: cannot write '%s': %s\n", out->path, strerror(errno));
-	output_abort(out);
-	return 1;
+	print_err(&err);
+	return cli_exit_status(err.code);
 }
 
 /* Close the memory stream; 0 with *buf owned by the caller, or 1. */
@@ -301,7 +247,6 @@ int cmd_run(int argc, char **argv)
 	struct scenario *sc = NULL;
 	struct metrics *m = NULL;
 	struct tcpsim_err err = {0};
-	struct output out = {.fd = -1};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *ms;
@@ -315,9 +260,9 @@ int cmd_run(int argc, char **argv)
 	}
 	sc = xcalloc(1, sizeof(*sc));
 	m = xcalloc(1, sizeof(*m));
-	if ((rc = load_scenario(sc, a.cfg[0], a.ov[0], a.nov[0])) != 0)
+	if ((rc = output_check(a.out, a.cfg, a.ncfg)) != 0)
 		goto done;
-	if ((rc = output_open(&out, a.out)) != 0)
+	if ((rc = load_scenario(sc, a.cfg[0], a.ov[0], a.nov[0])) != 0)
 		goto done;
 	if (tcpsim_run(sc, m, &err) != TCPSIM_OK) {
 		print_err(&err);
@@ -336,9 +281,8 @@ int cmd_run(int argc, char **argv)
 	}
 	if ((rc = memstream_done(ms, rc, &buf)) != 0)
 		goto done;
-	rc = output_commit(&out, buf, len);
+	rc = output_commit(a.out, buf, len);
 done:
-	output_abort(&out);
 	free(buf);
 	free(sc);
 	free(m);
@@ -422,7 +366,6 @@ int cmd_compare(int argc, char **argv)
 	struct scenario *sc = NULL, *scs = NULL;
 	struct metrics *m = NULL;
 	struct tcpsim_err err = {0};
-	struct output out = {.fd = -1};
 	char *spec[2] = {NULL, NULL}, *stem[2] = {NULL, NULL};
 	char *buf = NULL;
 	size_t len = 0;
@@ -444,11 +387,11 @@ int cmd_compare(int argc, char **argv)
 	sc = xcalloc(2, sizeof(*sc));
 	scs = xcalloc(2 * (size_t)a.reps, sizeof(*scs));
 	m = xcalloc(2 * (size_t)a.reps, sizeof(*m));
+	if ((rc = output_check(a.out, a.cfg, a.ncfg)) != 0)
+		goto done;
 	for (int s = 0; s < 2; s++)
 		if ((rc = load_scenario(&sc[s], a.cfg[s], a.ov[s], a.nov[s])) != 0)
 			goto done;
-	if ((rc = output_open(&out, a.out)) != 0)
-		goto done;
 
 	/* side s, rep r at s * reps + r; one run per side keeps the scenario's own seed */
 	for (int s = 0; s < 2; s++)
@@ -483,9 +426,8 @@ int cmd_compare(int argc, char **argv)
 	rc = compare_render(ms, a.fmt, side, spec, scs);
 	if ((rc = memstream_done(ms, rc, &buf)) != 0)
 		goto done;
-	rc = output_commit(&out, buf, len);
+	rc = output_commit(a.out, buf, len);
 done:
-	output_abort(&out);
 	free(buf);
 	for (int s = 0; s < 2; s++) {
 		free(spec[s]);

@@ -26,7 +26,9 @@
 #include "cli.h"
 #include "config.h"
 #include "err.h"
+#include "outfile.h"
 #include "sweep.h"
+#include "sweepfile.h"
 #include "tcpsim.h"
 #include "util.h"
 
@@ -69,7 +71,7 @@ static void print_err(const struct tcpsim_err *err)
 
 static int exit_code(const struct tcpsim_err *err)
 {
-	return err->code == TCPSIM_EUSAGE ? 2 : 1;
+	return cli_exit_status(err->code);
 }
 
 static int parse_count(const char *s, const char *what, long max, int *out)
@@ -260,6 +262,18 @@ static int run_sweep(const struct sweep_args *a)
 	long ncpu;
 	int rc;
 
+	{   /* OUT.csv and its sidecar OUT.csv.cfg: neither may be the scenario read */
+		char *side = sweepfile_sidecar_path(a->out);
+		rc = 0;
+		if (outfile_check_inputs(a->out, &a->cfg, 1, &err) != TCPSIM_OK ||
+		    outfile_check_inputs(side, &a->cfg, 1, &err) != TCPSIM_OK) {
+			print_err(&err);
+			rc = 2;
+		}
+		free(side);
+		if (rc)
+			goto out0;
+	}
 	if ((rc = load_base(base, a->cfg, a->ov, a->n_ov)) != 0)
 		goto out0;
 	sweep_init(sw, base);
@@ -332,10 +346,10 @@ int cmd_sweep(int argc, char **argv)
 	} else if (rc == 0 && a.columns) {
 		if (sweep_columns(a.inputs[0], a.columns, stdout, &err) != TCPSIM_OK) {
 			print_err(&err);
-			rc = exit_code(&err);
+			rc = err.code == TCPSIM_EIO ? 2 : exit_code(&err);   /* it only reads */
 		} else if (fflush(stdout) != 0) {
 			fprintf(stderr, "tcpsim: cannot write standard output: %s\n", strerror(errno));
-			rc = 1;
+			rc = cli_exit_status(TCPSIM_EIO);
 		}
 	} else if (rc == 0) {
 		rc = run_sweep(&a);

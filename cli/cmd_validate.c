@@ -10,7 +10,8 @@
  * missing is flagged MISS, never left out.  The summary (median and max
  * |error| per metric) is over the held-out rows when runs were held out,
  * else over all rows, and says which.  Output is formatted in memory and
- * written once (stdout, or -o OUT through a temp file and rename).
+ * written once (stdout, or -o OUT through outfile.h, checked before any
+ * prediction).
  */
 #include <errno.h>
 #include <math.h>
@@ -377,6 +378,8 @@ int cmd_validate(int argc, char **argv)
 			validate_usage(stdout);
 		goto done;
 	}
+	if ((rc = calibcli_check_output(&o)) != 0)
+		goto done;
 	if ((rc = calibcli_load(&o, &rs, &cr, &cs, &err)) != TCPSIM_OK)
 		goto fail;
 	if (o.targets && (rc = targets_load(&ts, o.targets, &err)) != TCPSIM_OK) {

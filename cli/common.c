@@ -1,6 +1,7 @@
 /*
  * common.c: what every subcommand uses (cli.h): the option-with-a-value
- * parser and the memory stream a report is formatted into.
+ * parser, the exit status of a library status and the memory stream a
+ * report is formatted into.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -27,6 +28,16 @@ int cli_option_value(int argc, char **argv, int *i, const char *shrt, const char
 		return 1;
 	}
 	return 0;
+}
+
+int cli_exit_status(int code)
+{
+	switch (code) {
+	case TCPSIM_OK: return 0;
+	case TCPSIM_EUSAGE: return 2;
+	case TCPSIM_EIO: return 3;
+	default: return 1;
+	}
 }
 
 FILE *cli_memstream(char **buf, size_t *len)

@@ -8,8 +8,9 @@
  *   tcpsim compare A.cfg [-s ...]... B.cfg [-s ...]... [--format F]
  *   tcpsim --help | --help-config | --version
  *
- * Exit status: 0 ok, 1 runtime failure, 2 bad input.  Errors are one line
- * on stderr, "tcpsim: <message>".
+ * Exit status: 0 ok, 1 runtime failure, 2 bad input, 3 an output could not
+ * be written (cli_exit_status).  Errors are one line on stderr,
+ * "tcpsim: <message>".
  */
 #include <stdio.h>
 #include <string.h>
@@ -43,7 +44,10 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
 		fprintf(f, "  %-10s %s\n", subcommands[i].name, subcommands[i].help);
 	fputs("\n`tcpsim <command> --help` describes a command's arguments;\n"
-	      "`tcpsim --help-config` lists every scenario key, its unit, bounds and default.\n", f);
+	      "`tcpsim --help-config` lists every scenario key, its unit, bounds and default.\n\n"
+	      "Exit status: 0 ok; 1 a runtime failure or a fit that did not converge; 2 bad input\n"
+	      "(a file, a key, an option; an output that is one of the inputs); 3 an output\n"
+	      "could not be written (full disk, read-only or missing directory, permission).\n", f);
 }
 
 /* A first argument that is no command is taken as a scenario when it looks like one. */

@@ -21,6 +21,7 @@
  * any of these is a fit that did not converge (TCPSIM_EFIT).
  */
 #include "calib.h"
+#include "outfile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -1012,18 +1013,13 @@ int calib_predict(const struct calib_setup *cs, const struct calib_runs *cr, con
 int calib_write_profile(const char *path, const struct calib_setup *cs,
 			const struct calib_result *res, const char *header, struct tcpsim_err *err)
 {
-	size_t n = strlen(path) + 32;
-	char *tmp = xmalloc(n);
+	struct outfile o;
 	FILE *f;
-	int ok;
+	int rc = outfile_open(&o, path, "profile", err);
 
-	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-	f = fopen(tmp, "w");
-	if (!f) {
-		int e = errno;
-		free(tmp);
-		return err_set(err, TCPSIM_EIO, "cannot write profile '%s': %s", path, strerror(e));
-	}
+	if (rc != TCPSIM_OK)
+		return rc;
+	f = o.f;
 	if (header) {
 		const char *line = header;
 		while (*line) {
@@ -1064,18 +1060,7 @@ int calib_write_profile(const char *path, const struct calib_setup *cs,
 			fprintf(f, "%s = %.6g\n", k + strlen(prefix), res->value[j]);
 		}
 	}
-	ok = !ferror(f);
-	ok &= fflush(f) == 0;
-	ok &= fsync(fileno(f)) == 0;
-	ok &= fclose(f) == 0;
-	if (!ok || rename(tmp, path) != 0) {
-		int e = errno;
-		unlink(tmp);
-		free(tmp);
-		return err_set(err, TCPSIM_EIO, "cannot write profile '%s': %s", path, strerror(e));
-	}
-	free(tmp);
-	return TCPSIM_OK;
+	return outfile_commit(&o, err);
 }
 
 /* ---- validation ---------------------------------------------------------------- */

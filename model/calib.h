@@ -192,7 +192,7 @@ int calib_run_batch(calib_run_fn run, const struct scenario *sc, struct metrics 
 /*
  * The fitted profile as an includable .cfg: a comment block (header, one
  * line each, then every parameter's start, CI and bound) and the fitted
- * keys under [cost]/[rcost].  Written to a temporary file and renamed.
+ * keys under [cost]/[rcost].  Written whole through outfile.h.
  */
 int calib_write_profile(const char *path, const struct calib_setup *cs,
 			const struct calib_result *res, const char *header, struct tcpsim_err *err);

@@ -13,7 +13,8 @@
 enum {
 	TCPSIM_OK = 0,
 	TCPSIM_EUSAGE = 2,   /* bad input: config, CSV, command line */
-	TCPSIM_EIO = 3,      /* cannot read or write a file */
+	TCPSIM_EIO = 3,      /* cannot read or write a file; as an exit status (3):
+			      * an output could not be written (outfile.h) */
 	TCPSIM_EFIT = 4,     /* calibration did not converge / at a bound */
 };
 

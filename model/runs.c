@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "csvread.h"
+#include "outfile.h"
 #include "util.h"
 
 enum run_col {
@@ -553,25 +554,11 @@ int runs_write(const struct run_set *rs, const char *path, struct tcpsim_err *er
 		for (int m = 0; m < METRIC_CONTRACT_N; m++)
 			has_v[m] = 1;
 
-	size_t tlen = strlen(path) + 16;
-	char *tmp = xmalloc(tlen);
-	snprintf(tmp, tlen, "%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		int e = errno;
-		free(tmp);
-		return err_set(err, TCPSIM_EIO, "cannot write recorded runs '%s': %s", path,
-			       strerror(e));
-	}
-	FILE *f = fchmod(fd, 0644) == 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		int e = errno;
-		close(fd);
-		unlink(tmp);
-		free(tmp);
-		return err_set(err, TCPSIM_EIO, "cannot write recorded runs '%s': %s", path,
-			       strerror(e));
-	}
+	struct outfile o;
+	int rc = outfile_open(&o, path, "recorded runs", err);
+	if (rc != TCPSIM_OK)
+		return rc;
+	FILE *f = o.f;
 	int bad = 0;
 	char name[128];
 	for (size_t k = 0; k < ARRAY_SIZE(meta_cols) - 1; k++) /* note goes last */
@@ -615,21 +602,13 @@ int runs_write(const struct run_set *rs, const char *path, struct tcpsim_err *er
 			bad |= put_field(f, r->note ? r->note : "", 0);
 		bad |= fputc('\n', f) == EOF;
 	}
-	int e = 0;
-	if (bad || fflush(f) != 0 || ferror(f))
-		e = errno ? errno : EIO;
-	if (fclose(f) != 0 && !e)
-		e = errno ? errno : EIO;
-	if (!e && rename(tmp, path) != 0)
-		e = errno;
-	if (e) {
-		unlink(tmp);
-		free(tmp);
-		return err_set(err, TCPSIM_EIO, "cannot write recorded runs '%s': %s", path,
-			       strerror(e));
+	if (bad) {
+		rc = err_set(err, TCPSIM_EIO, "cannot write recorded runs '%s': %s", path,
+			     strerror(errno ? errno : EIO));
+		outfile_abort(&o);
+		return rc;
 	}
-	free(tmp);
-	return TCPSIM_OK;
+	return outfile_commit(&o, err);
 }
 
 int runs_append_file(const char *path, const struct run_set *add, struct tcpsim_err *err)

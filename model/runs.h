@@ -21,9 +21,9 @@
  * column, with status TCPSIM_EUSAGE (TCPSIM_EIO if the file cannot be
  * read).  runs_load() adds nothing to the set unless the whole file is good.
  *
- * Writing (runs_write) goes through libcsv too, to a temporary file in the
- * same directory that is renamed over the target only when complete, so a
- * file is written whole or not at all.  Numbers are written with the fewest
+ * Writing (runs_write) goes through libcsv too, and through outfile.h (a
+ * temporary file renamed over the target only when complete, or straight
+ * into a device or FIFO), so a file is written whole or not at all.  Numbers are written with the fewest
  * digits that read back to the same double.
  *
  * Ownership: the set owns every string and array in it; runs_free() releases
@@ -85,7 +85,7 @@ struct recorded_run *runs_add(struct run_set *rs, const char *id, const char *so
 const struct recorded_run *runs_find(const struct run_set *rs, const char *id);
 
 /*
- * Write the whole set to path (temp file + rename).  Columns: id, source,
+ * Write the whole set to path (outfile.h).  Columns: id, source,
  * scenario, overrides, every contract metric (metrics.h, METRIC_CONTRACT_N)
  * and any further metric some run has, then the _cv columns some run has,
  * then note if some run has one.

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "outfile.h"
 #include "report.h"
 #include "sweepfile.h"
 #include "util.h"
@@ -931,7 +932,7 @@ static int output_prepare(const struct sweep *sw, const struct sweep_opts *o, ui
 		/* else: not even a whole header, start over in this file */
 	}
 	if (fresh) {
-		if ((rc = sweepfile_write_whole(side_path, side, side_len, err)) != TCPSIM_OK)
+		if ((rc = outfile_write_whole(side_path, NULL, side, side_len, err)) != TCPSIM_OK)
 			goto out;
 		if (fd < 0)
 			fd = open(o->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);

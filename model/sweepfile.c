@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "outfile.h"
 #include "util.h"
 
 /* ---- the row reader ---------------------------------------------------------- */
@@ -236,36 +237,6 @@ int sweepfile_sidecar_check(const char *path, const char *text, size_t len, cons
 	return rc;
 }
 
-int sweepfile_write_whole(const char *path, const char *buf, size_t len, struct tcpsim_err *err)
-{
-	size_t n = strlen(path) + 32;
-	char *tmp = xmalloc(n);
-	int fd, rc = TCPSIM_OK;
-	size_t done = 0;
-
-	snprintf(tmp, n, "%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		rc = err_set(err, TCPSIM_EIO, "cannot write '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	while (done < len) {
-		ssize_t w = write(fd, buf + done, len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		done += (size_t)w;
-	}
-	if (done < len || fsync(fd) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
-		rc = err_set(err, TCPSIM_EIO, "cannot write '%s': %s", path, strerror(errno));
-		unlink(tmp);
-	}
-out:
-	free(tmp);
-	return rc;
-}
-
 /* ---- merge --------------------------------------------------------------------- */
 
 /* The sidecar of one shard, its shard line cut out. */
@@ -372,10 +343,12 @@ int sweep_merge(const char *out_path, const char *const *in_paths, int n_in, str
 	struct merge_side *side = xcalloc((size_t)n_in, sizeof(*side));
 	struct merge_in *in = xcalloc((size_t)n_in, sizeof(*in));
 	struct sweep *sw = xcalloc(1, sizeof(*sw));
-	char *header = NULL, *tmp = NULL, *out_side = sweepfile_sidecar_path(out_path);
+	char *header = NULL, *out_side = sweepfile_sidecar_path(out_path);
+	char **in_sides = xcalloc((size_t)n_in, sizeof(*in_sides));
 	size_t header_len = 0;
 	uint64_t want_point = 0;
 	uint32_t want_rep = 0;
+	struct outfile of = {0};
 	FILE *out = NULL;
 	int n_cols = 0, rc = TCPSIM_OK, opened = 0;
 	bool have_sweep = false;
@@ -384,6 +357,14 @@ int sweep_merge(const char *out_path, const char *const *in_paths, int n_in, str
 		rc = err_set(err, TCPSIM_EUSAGE, "merge: no input files");
 		goto out;
 	}
+	/* an input's CSV or sidecar as the output would be replaced by the merge */
+	for (int i = 0; i < n_in; i++)
+		in_sides[i] = sweepfile_sidecar_path(in_paths[i]);
+	if ((rc = outfile_check_inputs(out_path, in_paths, n_in, err)) != TCPSIM_OK ||
+	    (rc = outfile_check_inputs(out_side, (const char *const *)in_sides, n_in, err)) != TCPSIM_OK ||
+	    (rc = outfile_probe(out_path, NULL, err)) != TCPSIM_OK ||
+	    (rc = outfile_probe(out_side, NULL, err)) != TCPSIM_OK)
+		goto out;
 	for (int i = 0; i < n_in && rc == TCPSIM_OK; i++) {
 		if ((rc = side_load(in_paths[i], &side[i], err)) != TCPSIM_OK)
 			break;
@@ -417,12 +398,9 @@ int sweep_merge(const char *out_path, const char *const *in_paths, int n_in, str
 	if (rc != TCPSIM_OK)
 		goto out;
 
-	tmp = xmalloc(strlen(out_path) + 32);
-	sprintf(tmp, "%s.tmp.%ld", out_path, (long)getpid());
-	if (!(out = fopen(tmp, "w"))) {
-		rc = err_set(err, TCPSIM_EIO, "cannot write '%s': %s", out_path, strerror(errno));
+	if ((rc = outfile_open(&of, out_path, NULL, err)) != TCPSIM_OK)
 		goto out;
-	}
+	out = of.f;
 	fwrite(header, 1, header_len, out);
 	for (;;) {
 		int best = -1;
@@ -457,26 +435,18 @@ int sweep_merge(const char *out_path, const char *const *in_paths, int n_in, str
 			     side[0].n > 1 ? " (is a shard file missing, or unfinished?)" : "");
 		goto out;
 	}
-	if (fflush(out) != 0 || ferror(out) || fsync(fileno(out)) != 0) {
-		rc = err_set(err, TCPSIM_EIO, "cannot write '%s': %s", out_path, strerror(errno));
+	if (ferror(out)) {
+		rc = err_set(err, TCPSIM_EIO, "cannot write '%s': %s", out_path, strerror(errno ? errno : EIO));
 		goto out;
 	}
-	if (fclose(out) != 0) {
-		out = NULL;
-		rc = err_set(err, TCPSIM_EIO, "cannot write '%s': %s", out_path, strerror(errno));
-		goto out;
-	}
-	out = NULL;
 	/* the sidecar first, so the CSV never stands without its own */
-	if ((rc = sweepfile_write_whole(out_side, side[0].text, side[0].len, err)) != TCPSIM_OK)
+	if ((rc = outfile_write_whole(out_side, NULL, side[0].text, side[0].len, err)) != TCPSIM_OK)
 		goto out;
-	if (rename(tmp, out_path) != 0)
-		rc = err_set(err, TCPSIM_EIO, "cannot write '%s': %s", out_path, strerror(errno));
+	out = NULL;
+	rc = outfile_commit(&of, err);
 out:
 	if (out)
-		fclose(out);
-	if (tmp && rc != TCPSIM_OK)
-		unlink(tmp);
+		outfile_abort(&of);
 	for (int i = 0; i < opened; i++)
 		sweepfile_close(&in[i].r);
 	for (int i = 0; i < n_in; i++)
@@ -487,7 +457,9 @@ out:
 	free(side);
 	free(in);
 	free(header);
-	free(tmp);
+	for (int i = 0; i < n_in; i++)
+		free(in_sides[i]);
+	free(in_sides);
 	free(out_side);
 	return rc;
 }

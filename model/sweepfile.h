@@ -62,9 +62,6 @@ char *sweepfile_sidecar_text(const struct sweep *sw, int k, int n, size_t *len);
 int sweepfile_sidecar_check(const char *path, const char *text, size_t len, const char *what,
 			    struct tcpsim_err *err);
 
-/* Write a whole file: temporary beside it, fsync, rename. */
-int sweepfile_write_whole(const char *path, const char *buf, size_t len, struct tcpsim_err *err);
-
 /* Shared with sweep.c: the CSV header line, and the check of one row
  * against the sweep (fields, point, rep, seed, axis values). */
 char *sweep_header_text(const struct sweep *sw, size_t *len);

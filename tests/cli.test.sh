@@ -102,8 +102,8 @@ else
 fi
 "$TCPSIM" "$D/good.cfg" -o "$TMP/no-such-dir/x.txt" >"$TMP/out" 2>"$TMP/err"
 st=$?
-if [ $st -eq 1 ] && [ ! -s "$TMP/out" ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -qF "cannot write '$TMP/no-such-dir/x.txt'" "$TMP/err"; then
-	ok "-o into a missing directory: exit 1, one line"
+if [ $st -eq 3 ] && [ ! -s "$TMP/out" ] && [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -qF "cannot write '$TMP/no-such-dir/x.txt'" "$TMP/err"; then
+	ok "-o into a missing directory: exit 3, one line"
 else
 	bad "-o unwritable" "exit $st: $(head -c 300 "$TMP/err")"
 fi

@@ -36,8 +36,8 @@
  * caller redoes it.  Kernel time in softirqs that ran while a CPU was idle
  * counts as "other" too: the thresholds must allow for that.
  *
- * The file is rewritten whole through a temporary file (libcsv), with the
- * header checked; exit status: 0 row written (ok), 3 row written
+ * The file is rewritten whole (model/outfile.h: temporary file and rename,
+ * or straight into a device or FIFO), with the header checked (libcsv); exit status: 0 row written (ok), 3 row written
  * (disturbed), 1 cannot write, 2 bad input or usage.
  */
 #include <csv.h>
@@ -53,6 +53,7 @@
 
 #include "err.h"
 #include "jsonpath.h"
+#include "outfile.h"
 #include "procstat.h"
 #include "util.h"
 
@@ -253,13 +254,13 @@ static int append_row(const char *path, char cells[RC_N][512], struct tcpsim_err
 			return err->code;
 		}
 	}
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
+	struct outfile o;
+	int rc = outfile_open(&o, path, NULL, err);
+	if (rc) {
 		free(old);
-		return err_set(err, TCPSIM_EIO, "cannot create '%s': %s", tmp, strerror(errno));
+		return rc;
 	}
+	FILE *f = o.f;
 	if (old && *old) {
 		fputs(old, f);
 		if (old[strlen(old) - 1] != '\n')
@@ -271,13 +272,7 @@ static int append_row(const char *path, char cells[RC_N][512], struct tcpsim_err
 	for (int i = 0; i < RC_N; i++)
 		put_field(f, cells[i], i == RC_N - 1);
 	free(old);
-	int bad = ferror(f);
-	bad |= fclose(f) != 0;
-	if (bad || rename(tmp, path) != 0) {
-		unlink(tmp);
-		return err_set(err, TCPSIM_EIO, "cannot write '%s'", path);
-	}
-	return TCPSIM_OK;
+	return outfile_commit(&o, err);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -498,7 +493,9 @@ int main(int argc, char **argv)
 	struct tcpsim_err err;
 	err_clear(&err);
 	int disturbed = 0;
-	int rc = make_row(&o, &err, &disturbed);
+	int rc = outfile_check_inputs(o.out, &o.json, 1, &err);
+	if (!rc)
+		rc = make_row(&o, &err, &disturbed);
 	if (rc) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
 		return rc == TCPSIM_EUSAGE ? 2 : 1;

@@ -6,13 +6,15 @@
  * A run matches when its scenario column equals PATH (if given) and, for
  * every --where, its overrides set the key to one of the values (compared
  * as text).  Reading and writing go through model/runs.c (libcsv); OUT is
- * written whole or not at all.  Exit 0, 2 on bad input, 1 when nothing
- * matched (an empty selection is almost always a mistake).
+ * written whole or not at all (model/outfile.h), and may not be IN.  Exit
+ * 0, 2 on bad input, 1 when nothing matched (an empty selection is almost
+ * always a mistake), 3 when OUT cannot be written.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "outfile.h"
 #include "runs.h"
 #include "util.h"
 
@@ -99,6 +101,10 @@ int main(int argc, char **argv)
 	if (!in || !out)
 		return usage(NULL);
 
+	if (outfile_check_inputs(out, &in, 1, &err) || outfile_probe(out, "recorded runs", &err)) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return err.code == TCPSIM_EIO ? 3 : 2;
+	}
 	runs_init(&all);
 	runs_init(&sel);
 	if (runs_load(&all, in, &err)) {
@@ -126,7 +132,7 @@ int main(int argc, char **argv)
 	}
 	if (err.code) {
 		fprintf(stderr, PROG ": %s\n", err.msg);
-		rc = 2;
+		rc = err.code == TCPSIM_EIO ? 3 : 2;
 	}
 	runs_free(&all);
 	runs_free(&sel);
