@@ -141,14 +141,14 @@ static int parse_args(int argc, char **argv, struct cli_args *o)
 				o->out = val;
 				continue;
 			}
-			if (o->max_cfg == 2 && (r = cli_option_value(argc, argv, &i, NULL, "--reps", &val)) != 0) {
+			if ((r = cli_option_value(argc, argv, &i, NULL, "--reps", &val)) != 0) {
 				if (r < 0)
 					return usage_error("option '%s' needs an argument (runs per side)", a);
 				if (parse_count(val, 1000, &o->reps))
 					return usage_error("--reps %s: expected a whole number from 1 to 1000", val);
 				continue;
 			}
-			if (o->max_cfg == 2 && (r = cli_option_value(argc, argv, &i, "-j", "--jobs", &val)) != 0) {
+			if ((r = cli_option_value(argc, argv, &i, "-j", "--jobs", &val)) != 0) {
 				if (r < 0)
 					return usage_error("option '%s' needs an argument (threads)", a);
 				if (parse_count(val, 4096, &o->jobs))
@@ -235,10 +235,90 @@ static int memstream_done(FILE *ms, int report_rc, char **buf)
 
 static void run_usage(FILE *f)
 {
-	fputs("usage: tcpsim run FILE.cfg [-s section.key=value]... [--format table|csv|json] [-o OUT]\n"
+	fputs("usage: tcpsim run FILE.cfg [-s section.key=value]... [--reps N [-j N]] [--format table|csv|json] [-o OUT]\n"
 	      "  -s, --set K=V   override one key after FILE.cfg is read (repeatable, in order)\n"
+	      "  --reps N        N runs, seeds sweep_seed(run.seed, 0, rep): the distribution of the\n"
+	      "                  figures and of the steady state (Regime) each run settled in; the\n"
+	      "                  table shows the run of median throughput in full; csv has a row per run\n"
+	      "  -j N            threads for --reps (default: every online CPU)\n"
 	      "  --format F      table (netperf/LKP style, default), csv (header + one row) or json\n"
 	      "  -o, --output F  write to F (whole or not at all) instead of standard output\n", f);
+}
+
+/* --reps N of one scenario: the distribution of throughput and of the
+ * regime over the seeds, after the full report of the median run. */
+static int reps_table(FILE *ms, const struct scenario *scs, const struct metrics *m, int n)
+{
+	int *order = xcalloc((size_t)n, sizeof(int));
+	int counts[4] = {0, 0, 0, 0};
+	static const char *const names[4] = {"reader-sleeps", "reader-behind", "mixed", "unknown"};
+	int rc, kinds = 0;
+
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	for (int i = 1; i < n; i++) /* insertion sort by throughput: n <= 1000 */
+		for (int j = i; j > 0 && m[order[j]].v[METRIC_THROUGHPUT_MBPS] < m[order[j - 1]].v[METRIC_THROUGHPUT_MBPS];
+		     j--) {
+			int t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	rc = report_table(ms, &scs[order[n / 2]], &m[order[n / 2]]);
+	fprintf(ms, "\nDistribution over %d runs (seeds sweep_seed(run.seed, 0, rep); the report above is the median run's)\n", n);
+	fprintf(ms, "  %4s %20s %14s %16s %8s  %s\n", "rep", "seed", "Mbit/s", "regime", "wk/write", "bottleneck");
+	for (int i = 0; i < n; i++) {
+		double pw;
+		const char *rg = regime_name(m[i].v, &pw);
+		for (int k = 0; k < 4; k++)
+			if (strcmp(rg, names[k]) == 0)
+				counts[k]++;
+		fprintf(ms, "  %4d %20llu %14.2f %16s %8.3f  %s\n", i, (unsigned long long)scs[i].seed,
+			m[i].v[METRIC_THROUGHPUT_MBPS], rg, pw,
+			m[i].bottleneck_text[0] ? m[i].bottleneck_text : bottleneck_kind_name(m[i].bottleneck));
+	}
+	fprintf(ms, "  throughput: min %.2f, median %.2f, max %.2f Mbit/s\n", m[order[0]].v[METRIC_THROUGHPUT_MBPS],
+		m[order[n / 2]].v[METRIC_THROUGHPUT_MBPS], m[order[n - 1]].v[METRIC_THROUGHPUT_MBPS]);
+	fputs("  regimes:", ms);
+	for (int k = 0; k < 4; k++)
+		if (counts[k]) {
+			fprintf(ms, " %s %d", names[k], counts[k]);
+			kinds += k < 2;
+		}
+	fputc('\n', ms);
+	if (kinds > 1)
+		fputs("  Two steady states: some runs settled with the readers waiting for data, others with data\n"
+		      "  queued and the readers never waiting; read every figure with the regime it belongs to.\n", ms);
+	free(order);
+	return rc;
+}
+
+static int reps_csv(FILE *ms, const struct scenario *scs, const struct metrics *m, int n)
+{
+	static const char *const cols[] = {"rep", "seed", "regime"};
+	if (report_csv_header(ms, cols, 3))
+		return -1;
+	for (int i = 0; i < n; i++) {
+		char rep[16], seed[32];
+		double pw;
+		snprintf(rep, sizeof(rep), "%d", i);
+		snprintf(seed, sizeof(seed), "%llu", (unsigned long long)scs[i].seed);
+		const char *vals[3] = {rep, seed, regime_name(m[i].v, &pw)};
+		if (report_csv_row(ms, vals, 3, &m[i]))
+			return -1;
+	}
+	return 0;
+}
+
+static int reps_json(FILE *ms, const struct scenario *scs, const struct metrics *m, int n)
+{
+	fputs("[\n", ms);
+	for (int i = 0; i < n; i++) {
+		if (report_json(ms, &scs[i], &m[i]))
+			return -1;
+		fputs(i + 1 < n ? ",\n" : "\n", ms);
+	}
+	fputs("]\n", ms);
+	return 0;
 }
 
 int cmd_run(int argc, char **argv)
@@ -264,6 +344,33 @@ int cmd_run(int argc, char **argv)
 		goto done;
 	if ((rc = load_scenario(sc, a.cfg[0], a.ov[0], a.nov[0])) != 0)
 		goto done;
+	if (a.reps > 1) {
+		if (a.jobs < 1) {
+			long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+			a.jobs = ncpu > 0 ? (int)ncpu : 1;
+		}
+		struct scenario *scs = xcalloc((size_t)a.reps, sizeof(*scs));
+		struct metrics *ms_runs = xcalloc((size_t)a.reps, sizeof(*ms_runs));
+		for (int r = 0; r < a.reps; r++) {
+			scs[r] = *sc;
+			scs[r].seed = sweep_seed(sc->seed, 0, (uint32_t)r);
+		}
+		if (calib_run_batch(tcpsim_run, scs, ms_runs, a.reps, a.jobs, &err) != TCPSIM_OK) {
+			print_err(&err);
+			rc = err.code == TCPSIM_EUSAGE ? 2 : 1;
+		} else if ((ms = cli_memstream(&buf, &len)) == NULL) {
+			rc = 1;
+		} else {
+			rc = a.fmt == FMT_CSV ? reps_csv(ms, scs, ms_runs, a.reps)
+			   : a.fmt == FMT_JSON ? reps_json(ms, scs, ms_runs, a.reps)
+					       : reps_table(ms, scs, ms_runs, a.reps);
+			if ((rc = memstream_done(ms, rc, &buf)) == 0)
+				rc = output_commit(a.out, buf, len);
+		}
+		free(scs);
+		free(ms_runs);
+		goto done;
+	}
 	if (tcpsim_run(sc, m, &err) != TCPSIM_OK) {
 		print_err(&err);
 		rc = err.code == TCPSIM_EUSAGE ? 2 : 1;

@@ -84,6 +84,8 @@ const struct metric_desc metric_table[METRIC_N] = {
 		"kswapd woken by a high-order (slab, page frag) allocation's slow path (host.kswapd)"},
 	[METRIC_WRITES_PER_S] = {"writes_per_s", NULL, 0, "calls/s",
 		"send()/sendfile() calls completed, all senders"},
+	[METRIC_RCV_WAKEUPS_PER_S] = {"rcv_wakeups_per_s", NULL, 0, "wakeups/s",
+		"readers woken by arriving data; per write, the run's regime (report: Regime)"},
 	[METRIC_HRTIMER_SOFTIRQS_PER_S] = {"hrtimer_softirqs_per_s", "softirqs.HRTIMER", 1, "softirqs/s",
 		"HRTIMER softirq runs (TCP's pacing timer, tcp.pacing)"},
 	[METRIC_PACE_KICKS_PER_S] = {"pace_kicks_per_s", NULL, 0, "interrupts/s",
@@ -107,6 +109,19 @@ const struct metric_desc metric_table[METRIC_N] = {
 	[METRIC_SND_CPU_RES_PER_S] = {"snd_cpu_res_per_s", NULL, 0, "IPIs/s", "RES IPIs taken by the sender's CPU"},
 	[METRIC_RCV_CPU_RES_PER_S] = {"rcv_cpu_res_per_s", NULL, 0, "IPIs/s", "RES IPIs taken by the receiver's CPU"},
 };
+
+const char *regime_name(const double *v, double *per_write)
+{
+	double w = v[METRIC_WRITES_PER_S], r = v[METRIC_RCV_WAKEUPS_PER_S];
+	*per_write = w > 0 ? r / w : 0;
+	if (w <= 0)
+		return "unknown";
+	if (*per_write >= REGIME_SLEEPS)
+		return "reader-sleeps";
+	if (*per_write < REGIME_AWAKE)
+		return "reader-behind";
+	return "mixed";
+}
 
 int metric_find(const char *name)
 {

@@ -58,6 +58,7 @@ enum metric_id {
 	 * receiver's CPUs (app.send_cpu/recv_cpu when pinned, else where each
 	 * last ran); on a NIC run the receiver's is on rhost */
 	METRIC_WRITES_PER_S,
+	METRIC_RCV_WAKEUPS_PER_S,
 	METRIC_HRTIMER_SOFTIRQS_PER_S,
 	METRIC_PACE_KICKS_PER_S,
 	METRIC_SKB_DEFERRED_PER_S,
@@ -89,6 +90,19 @@ struct metric_desc {
 };
 
 extern const struct metric_desc metric_table[METRIC_N];
+
+/*
+ * The steady state a bulk run settled in, by how often a reader is woken
+ * per write (rcv_wakeups / writes): "reader-sleeps" (at least REGIME_SLEEPS
+ * per write: the reader keeps up, empties its queue and waits, so every
+ * wakeup -- and its IPI -- is paid), "reader-behind" (below REGIME_AWAKE:
+ * data queues up and the reader never waits), "mixed" between, "unknown"
+ * with no writes.  A setting near the boundary may settle either way from
+ * one seed to the next (tcpsim run --reps N).  *per_write gets the ratio.
+ */
+#define REGIME_SLEEPS 0.3
+#define REGIME_AWAKE 0.05
+const char *regime_name(const double *v, double *per_write);
 
 /* Look a metric up by column name; -1 if unknown. */
 int metric_find(const char *name);

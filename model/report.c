@@ -258,6 +258,15 @@ static void table_run(FILE *f, const struct scenario *sc, const struct metrics *
 	const char *bn = m->bottleneck_text[0] ? m->bottleneck_text
 		       : bottleneck_kind_name(m->bottleneck);
 	fprintf(f, "\nBottleneck: %s\n", bn);
+	{
+		double pw;
+		const char *rg = regime_name(m->v, &pw);
+		if (strcmp(rg, "unknown") != 0)
+			fprintf(f, "Regime: %s: readers woken %.2f times per write (%s)\n", rg, pw,
+				strcmp(rg, "reader-sleeps") == 0 ? "they keep up and wait for data; each wakeup and its IPI is paid"
+				: strcmp(rg, "reader-behind") == 0 ? "data queues up, readers never wait"
+								   : "between the two steady states");
+	}
 	fprintf(f, "Run: warm-up %.3f s, measured %.3f s in %d batches, early stop %s, "
 		   "throughput 95%% CI +-%.2f%% of mean, %llu events, seed %llu\n",
 		m->warmup_s, m->measured_s, m->batches, m->early_stop ? "yes" : "no",

@@ -281,7 +281,7 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	DELTA(app_bytes); DELTA(data_frames); DELTA(data_segs); DELTA(wire_frames); DELTA(acks);
 	DELTA(netrx_softirqs); DELTA(timer_softirqs); DELTA(res_ipis); DELTA(cal_ipis); DELTA(hardirqs);
 	DELTA(ticks); DELTA(cs); DELTA(pgalloc); DELTA(pgfree); DELTA(gro_merges); DELTA(backlog_drops);
-	DELTA(wakeups);
+	DELTA(wakeups); DELTA(rcv_wakeups);
 	DELTA(migrations); DELTA(kswapd_wakes); DELTA(ofo); DELTA(snd_wakeups);
 	DELTA(acks_rx); DELTA(acks_rbuf); DELTA(acks_delack); DELTA(acks_quick);
 	DELTA(retrans_segs); DELTA(recoveries); DELTA(undos);
@@ -354,6 +354,7 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	out->v[METRIC_RECOVERIES_PER_S] = (double)d.recoveries / secs;
 	out->v[METRIC_UNDOS_PER_S] = (double)d.undos / secs;
 	out->v[METRIC_WRITES_PER_S] = (double)d.writes / secs;
+	out->v[METRIC_RCV_WAKEUPS_PER_S] = (double)d.rcv_wakeups / secs;
 	out->v[METRIC_HRTIMER_SOFTIRQS_PER_S] = (double)d.hrtimer_softirqs / secs;
 	out->v[METRIC_PACE_KICKS_PER_S] = (double)d.pace_irqs / secs;
 	out->v[METRIC_SKB_DEFERRED_PER_S] = (double)d.skb_deferred / secs;

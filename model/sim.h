@@ -76,6 +76,7 @@ struct counters {
 	uint64_t undos;            /* recoveries undone by D-SACK (spurious) */
 	uint64_t wakeups;
 	uint64_t snd_wakeups;        /* senders woken by freed buffer space */
+	uint64_t rcv_wakeups;        /* readers woken by data (sk_data_ready, tcp_prequeue) */
 	uint64_t rx_deferred;        /* data frames left to the reader (prequeue, sk_backlog) */
 	uint64_t ack_deferred;       /* ACKs left to the writer (sk_backlog) */
 	uint64_t migrations;         /* tasks moved by load balancing */

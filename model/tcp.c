@@ -617,6 +617,7 @@ static void rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct
 
 	if (tc->receiver_waiting) { /* sk_data_ready */
 		tc->receiver_waiting = false;
+		sim->cnt.rcv_wakeups++;
 		sched_wakeup(sim, c, tc->receiver, true);
 	}
 	/* __tcp_ack_snd_check */
@@ -833,6 +834,7 @@ bool tcp_defer_to_owner(struct sim *sim, struct cpu *c, struct skb *skb)
 		sim->cnt.rx_deferred++;
 		if (tc->receiver_waiting && tc->rx_backlog.len == 1) { /* tcp_prequeue: wake on the first */
 			tc->receiver_waiting = false;
+			sim->cnt.rcv_wakeups++;
 			sched_wakeup(sim, c, tc->receiver, true);
 		}
 		return true;
