@@ -323,6 +323,14 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 			fprintf(f, "  %-*s  %s\n", idw, rs->runs[i].id,
 				v->pred[i].bottleneck_text[0] ? v->pred[i].bottleneck_text
 							      : bottleneck_kind_name(v->pred[i].bottleneck));
+			{
+				double ppw, mw = rs->runs[i].v[METRIC_WRITES_PER_S], mc = rs->runs[i].v[METRIC_RCV_CPU_CAL_PER_S];
+				const char *prg = regime_name(v->pred[i].v, &ppw);
+				if (isfinite(mw) && isfinite(mc) && mw > 0)
+					fprintf(f, "  %-*s    regime: measured %.3f CAL IPIs on the reader's CPU per write "
+						   "(a lower bound of its wakeups), predicted %s (%.3f wakeups per write)\n",
+						idw, "", mc / mw, prg, ppw);
+			}
 			if (mb && pb) {
 				known++;
 				right += strcmp(mb, pb) == 0;
