@@ -85,7 +85,8 @@ struct row {
 	const char *help;
 };
 
-static const char *const link_type_names[] = {[LINK_LOOPBACK] = "loopback", [LINK_NIC] = "nic", NULL};
+static const char *const link_type_names[] = {[LINK_LOOPBACK] = "loopback", [LINK_NIC] = "nic",
+						     [LINK_VETH] = "veth", NULL};
 static const char *const cc_names[] = {[CC_RENO] = "reno", [CC_CUBIC] = "cubic", NULL};
 static const char *const domains_names[] = {[DOMAINS_HOST] = "host", [DOMAINS_LLC] = "llc", NULL};
 static const char *const sendfile_names[] = {[SENDFILE_LINUX] = "linux", [SENDFILE_FREEBSD_OLD] = "freebsd-old",
@@ -166,7 +167,7 @@ static const struct row rows[] = {
 	/* [link]; backlog, budget, weight: netdev_max_backlog, netdev_budget and
 	 * weight_p defaults of net/core/dev.c (Linux 3.x) */
 	{KEY(G_LINK, "link", "type"), .type = T_ENUM, SC(link_type), .names = link_type_names,
-	 .def = "loopback", .unit = "", .help = "loopback (one host) or nic (host -> rhost over a wire)"},
+	 .def = "loopback", .unit = "", .help = "loopback or veth (one host; veth: a pair between two namespaces) or nic (host -> rhost over a wire)"},
 	{KEY(G_LINK, "link", "mtu"), .type = T_INT, SC(mtu_bytes), .min = 68, .max = 65536,
 	 .def = "65536", .unit = "bytes", .help = "device MTU"},
 	{KEY(G_LINK, "link", "delay"), .type = T_TIME, SC(delay_ns), .min = 0, .max = 10 * SEC,

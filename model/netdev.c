@@ -100,11 +100,39 @@ const struct netdev_ops netdev_loopback = {
 	.xmit = lo_xmit,
 };
 
+static void veth_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
+{
+	const struct scenario *sc = sim->sc;
+	const double *cost = c->host->cfg->cost_cycles;
+
+	if (skb->kind == SKB_DATA && skb->segs > 1 && !sc->tso && sc->gro) {
+		/* segmented for the device, merged again by the peer's GRO */
+		cpu_charge(sim, c, COST_TX_FRAME, cost[COST_TX_FRAME]);
+		cpu_charge(sim, c, COST_TX_SEG, cost[COST_TX_SEG] * skb->segs);
+		cpu_charge(sim, c, COST_GRO_SEG, cost[COST_GRO_SEG] * skb->segs);
+		cpu_charge(sim, c, COST_NAPI_POLL, cost[COST_NAPI_POLL]);
+		sim->cnt.gro_merges += skb->segs - 1u;
+		if (sc->delay_ns > 0)
+			lo_deliver_later(sim, c, skb);
+		else
+			lo_deliver_now(sim, c, skb);
+		return;
+	}
+	lo_xmit(sim, c, skb);
+}
+
+const struct netdev_ops netdev_veth = {
+	.name = "veth",
+	.xmit = veth_xmit,
+};
+
 const struct netdev_ops *netdev_for(const struct scenario *sc)
 {
 	switch (sc->link_type) {
 	case LINK_LOOPBACK:
 		return &netdev_loopback;
+	case LINK_VETH:
+		return &netdev_veth;
 	case LINK_NIC:
 		return &netdev_nic;
 	}

@@ -7,6 +7,14 @@
  * receive side; nothing is segmented and GRO is not involved.  With
  * link.delay > 0 delivery is postponed by that much (like netem), which is
  * how the window-bound oracle gets a round trip.
+ *
+ * veth (drivers/net/veth.c, 5.x-6.x): veth_xmit hands the skb to the peer
+ * on the transmitting CPU as loopback does (netif_rx; with GRO on the
+ * peer runs in NAPI mode, its poll scheduled on the same CPU); without
+ * TSO the frame is cut into MSS-sized segments before it (validate_xmit_skb),
+ * and with the peer's GRO on, napi_gro_receive merges them back: the
+ * receiving TCP gets the whole frame, each segment costs tx_seg and
+ * gro_seg, the poll napi_poll.
  */
 #ifndef TCPSIM_NETDEV_H
 #define TCPSIM_NETDEV_H
@@ -27,6 +35,7 @@ struct netdev_ops {
 };
 
 extern const struct netdev_ops netdev_loopback;
+extern const struct netdev_ops netdev_veth;
 
 const struct netdev_ops *netdev_for(const struct scenario *sc);
 

@@ -106,9 +106,10 @@ static void table_title(FILE *f, const struct scenario *sc, const struct metrics
 	fprintf(f, "%s TEST, %d instance%s, send size %lld bytes, recv size %lld bytes\n",
 		test_name(sc->test), sc->instances, sc->instances == 1 ? "" : "s",
 		(long long)sc->send_size, (long long)sc->recv_size);
-	if (sc->link_type == LINK_LOOPBACK) {
-		fprintf(f, "over loopback, MTU %d bytes, on '%s' (%d CPUs at %.2f GHz, kernel %s)\n",
-			sc->mtu_bytes, h0->name, h0->cpus, h0->ghz, h0->kernel);
+	if (sc->link_type != LINK_NIC) {
+		fprintf(f, "over %s, MTU %d bytes, on '%s' (%d CPUs at %.2f GHz, kernel %s)\n",
+			sc->link_type == LINK_VETH ? "a veth pair" : "loopback", sc->mtu_bytes, h0->name, h0->cpus,
+			h0->ghz, h0->kernel);
 	} else {
 		const struct host_cfg *h1 = &sc->host[1];
 		fprintf(f, "over a NIC at %.3g Gbit/s, MTU %d bytes, one-way delay %.1f us\n",

@@ -24,7 +24,8 @@ typedef int64_t sim_ns;
 #define NS_PER_MS 1000000LL
 #define NS_PER_S 1000000000LL
 
-enum link_type { LINK_LOOPBACK, LINK_NIC };
+/* loopback and veth: one host, the receive side on the transmitting CPU */
+enum link_type { LINK_LOOPBACK, LINK_NIC, LINK_VETH };
 enum app_test { APP_TCP_STREAM, APP_TCP_SENDFILE };
 enum cc_algo { CC_RENO, CC_CUBIC };
 /* the application's loop: netperf's (one blocking call per message) or

@@ -13,6 +13,7 @@
  *    CPU;
  *  - software GSO on lo without TSO: GSO on or off, the receiver gets
  *    MSS-sized frames;
+ *  - veth: the peer's GRO merges what the device without TSO segmented;
  *  - an idle CPU still polling takes a wakeup without an IPI; a halted one
  *    starts host.idle_exit later;
  *  - iperf3's loop: a select() before every read() and write().
@@ -190,6 +191,28 @@ static void test_lo_segments_without_tso(void **state)
 	expect_range(tso_on.host_cat_pct[0][COST_TX_SEG], 0, 0, "no segmentation with TSO");
 }
 
+static void test_veth_gro_merges_what_was_segmented(void **state)
+{
+	struct scenario sc;
+	struct metrics gro, nogro;
+	(void)state;
+	base(&sc, "6.1");
+	set(&sc, "link.type", "veth");
+	set(&sc, "app.send_size", "64K");
+	set(&sc, "offload.tso", "off");
+	run(&sc, &gro);
+	set(&sc, "offload.gro", "off");
+	run(&sc, &nogro);
+	/* with the peer's GRO the receiving TCP gets whole frames: one NET_RX
+	 * packet per frame instead of one per segment, hence fewer ACKs too */
+	expect_range(m_of(&gro, "gro_merges_per_s"), 1, 1e12, "GRO merges on veth");
+	expect_range(m_of(&nogro, "gro_merges_per_s"), 0, 0, "no GRO, no merges");
+	expect_range(gro.host_cat_pct[0][COST_TX_SEG], 0.01, 100, "segmented for the device either way");
+	if (!(m_of(&gro, "acks_per_s") / m_of(&gro, "segs_per_s") < m_of(&nogro, "acks_per_s") / m_of(&nogro, "segs_per_s")))
+		fail_msg("GRO must cut ACKs per segment: %.4f vs %.4f", m_of(&gro, "acks_per_s") / m_of(&gro, "segs_per_s"),
+			 m_of(&nogro, "acks_per_s") / m_of(&nogro, "segs_per_s"));
+}
+
 static void test_idle_poll_and_exit(void **state)
 {
 	struct scenario sc;
@@ -239,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_pacing_timer_per_departure),
 		cmocka_unit_test(test_deferred_free_since_5_17),
 		cmocka_unit_test(test_lo_segments_without_tso),
+		cmocka_unit_test(test_veth_gro_merges_what_was_segmented),
 		cmocka_unit_test(test_idle_poll_and_exit),
 		cmocka_unit_test(test_iperf3_select_per_call),
 	};
