@@ -110,13 +110,17 @@ live: deps
 # final figures.  New inputs go to build/fuzz/corpus/NAME/ (make fuzz-merge
 # minimises them into the seed corpus); a crash's input lands in
 # tests/fuzz/crashes/NAME/ and the target's log in build/fuzz/logs/NAME.log.
+# The targets' scratch files go to /dev/shm unless TMPDIR is set: the
+# writers under test fsync, which on a disk costs most of the time.
 fuzz: deps
 	@$(FUZZ_PROBE) || { echo "fuzz: $(FUZZ_CC) cannot link -fsanitize=fuzzer (sh tools/install-deps.sh)" >&2; exit 1; }
 	@$(MAKE) --no-print-directory fuzz-build
-	@bad=""; for n in $(FUZZ_NAMES); do \
+	@bad=""; tmp=$${TMPDIR:-}; \
+	[ -n "$$tmp" ] || { [ -d /dev/shm ] && [ -w /dev/shm ] && tmp=/dev/shm; } || tmp=/tmp; \
+	for n in $(FUZZ_NAMES); do \
 		mkdir -p $(FUZZ)/corpus/$$n $(FUZZ)/logs tests/fuzz/crashes/$$n; \
 		echo "fuzz: $$n for $(FUZZ_SECONDS) s"; \
-		$(FUZZ)/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+		TMPDIR=$$tmp $(FUZZ)/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 			-print_final_stats=1 -artifact_prefix=tests/fuzz/crashes/$$n/ \
 			$(FUZZ)/corpus/$$n tests/fuzz/corpus/$$n >$(FUZZ)/logs/$$n.log 2>&1; \
 		if [ $$? -eq 0 ]; then \
