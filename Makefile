@@ -108,7 +108,7 @@ live: deps
 # tests/fuzz/fuzz_NAME.c runs FUZZ_SECONDS from its seed corpus
 # tests/fuzz/corpus/NAME/, one target after another, printing libFuzzer's
 # final figures.  New inputs go to build/fuzz/corpus/NAME/ (make fuzz-merge
-# minimises them into the seed corpus); a crash's input lands in
+# adds those that reach new code to the seed corpus); a crash's input lands in
 # tests/fuzz/crashes/NAME/ and the target's log in build/fuzz/logs/NAME.log.
 # The targets' scratch files go to /dev/shm unless TMPDIR is set: the
 # writers under test fsync, which on a disk costs most of the time.
@@ -137,7 +137,7 @@ fuzz: deps
 fuzz-merge: deps
 	@$(MAKE) --no-print-directory fuzz-build
 	@for n in $(FUZZ_NAMES); do \
-		mkdir -p $(FUZZ)/corpus/$$n; \
+		mkdir -p $(FUZZ)/corpus/$$n $(FUZZ)/logs; \
 		$(FUZZ)/fuzz_$$n -merge=1 tests/fuzz/corpus/$$n $(FUZZ)/corpus/$$n >$(FUZZ)/logs/$$n.merge.log 2>&1 || \
 			{ echo "fuzz-merge: $$n failed ($(FUZZ)/logs/$$n.merge.log)"; exit 1; }; \
 		echo "fuzz-merge: $$n: $$(ls tests/fuzz/corpus/$$n | wc -l) inputs"; \
