@@ -4,6 +4,8 @@
 #   make check      install missing packages, build the tests under ASan+UBSan, run them
 #   make bench      engine and model throughput, printed
 #   make validate   calibrate and validate against the recorded reports
+#   make fuzz       build the libFuzzer targets (tests/fuzz/) and run each for
+#                   FUZZ_SECONDS; make fuzz-merge adds what they found to the corpora
 #   make clean
 #
 # Objects live under build/<mode>/ so the optimised and the sanitizer builds
@@ -26,13 +28,27 @@ CLI_SRC   := $(wildcard cli/*.c)
 
 REL := build/rel
 ASN := build/asan
+FUZZ := build/fuzz
+
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_SAN     := $(SAN) -fsanitize=fuzzer-no-link
+FUZZ_SRC     := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES   := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+FUZZ_BIN     := $(FUZZ_NAMES:%=$(FUZZ)/fuzz_%)
+FUZZ_REPLAY  := $(FUZZ_NAMES:%=$(ASN)/fuzz/fuzz_%)
+FUZZ_MODEL_OBJ := $(MODEL_SRC:%.c=$(FUZZ)/%.o)
+# true when $(FUZZ_CC) links a libFuzzer target here
+FUZZ_PROBE    = { mkdir -p $(FUZZ) && \
+	printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return !d + (int)n; }\n' >$(FUZZ)/probe.c && \
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ)/probe.c -o $(FUZZ)/probe >/dev/null 2>&1; }
 
 REL_MODEL_OBJ := $(MODEL_SRC:%.c=$(REL)/%.o)
 ASN_MODEL_OBJ := $(MODEL_SRC:%.c=$(ASN)/%.o)
 TOOL_BIN  := $(TOOL_SRC:tools/%.c=tools/bin/%)
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(ASN)/tests/%)
 
-.PHONY: all run check bench clean deps validate plots live
+.PHONY: all run check bench clean deps validate plots live fuzz fuzz-build fuzz-merge
 all: tcpsim $(TOOL_BIN)
 
 deps:
@@ -42,9 +58,16 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	./tcpsim scenarios/loopback-64k.cfg
 
+# The fuzz targets' corpora are replayed too: by the libFuzzer builds when
+# $(FUZZ_CC) links libFuzzer, else by gcc ASan builds with a plain main.
 check: deps
 	@$(MAKE) --no-print-directory all $(TEST_BIN) $(ASN)/tcpsim
-	@sh tests/run-tests.sh $(ASN)
+	@if $(FUZZ_PROBE); then \
+		$(MAKE) --no-print-directory fuzz-build && fz=$(FUZZ); \
+	else \
+		echo "check: $(FUZZ_CC) cannot link libFuzzer; corpora replayed by $(CC) builds"; \
+		$(MAKE) --no-print-directory $(FUZZ_REPLAY) && fz=$(ASN)/fuzz; \
+	fi && sh tests/run-tests.sh $(ASN) $$fz
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(REL)/tests/bench_engine
@@ -81,6 +104,47 @@ live: deps
 	@$(MAKE) --no-print-directory all
 	tools/measure-live $(LIVE_ARGS)
 
+# Fuzzing (clang's libFuzzer, from Debian's clang and libclang-rt-dev): each
+# tests/fuzz/fuzz_NAME.c runs FUZZ_SECONDS from its seed corpus
+# tests/fuzz/corpus/NAME/, one target after another, printing libFuzzer's
+# final figures.  New inputs go to build/fuzz/corpus/NAME/ (make fuzz-merge
+# adds those that reach new code to the seed corpus); a crash's input lands in
+# tests/fuzz/crashes/NAME/ and the target's log in build/fuzz/logs/NAME.log.
+# The targets' scratch files go to /dev/shm unless TMPDIR is set: the
+# writers under test fsync, which on a disk costs most of the time.
+fuzz: deps
+	@$(FUZZ_PROBE) || { echo "fuzz: $(FUZZ_CC) cannot link -fsanitize=fuzzer (sh tools/install-deps.sh)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory fuzz-build
+	@bad=""; tmp=$${TMPDIR:-}; \
+	[ -n "$$tmp" ] || { [ -d /dev/shm ] && [ -w /dev/shm ] && tmp=/dev/shm; } || tmp=/tmp; \
+	for n in $(FUZZ_NAMES); do \
+		mkdir -p $(FUZZ)/corpus/$$n $(FUZZ)/logs tests/fuzz/crashes/$$n; \
+		echo "fuzz: $$n for $(FUZZ_SECONDS) s"; \
+		TMPDIR=$$tmp $(FUZZ)/fuzz_$$n -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			-print_final_stats=1 -artifact_prefix=tests/fuzz/crashes/$$n/ \
+			$(FUZZ)/corpus/$$n tests/fuzz/corpus/$$n >$(FUZZ)/logs/$$n.log 2>&1; \
+		if [ $$? -eq 0 ]; then \
+			grep -m1 '^#[0-9]*[[:space:]]*DONE' $(FUZZ)/logs/$$n.log | \
+				sed "s/^#\([0-9]*\)[[:space:]]*DONE[[:space:]]*/fuzz: $$n: \1 execs, /"; \
+		else \
+			bad="$$bad $$n"; \
+			grep '^#[0-9]' $(FUZZ)/logs/$$n.log | tail -1 | sed "s/^/fuzz: $$n: CRASH after /"; \
+			grep -h 'Test unit written to' $(FUZZ)/logs/$$n.log | sed "s/^/fuzz: $$n: /"; \
+		fi; \
+	done; \
+	[ -z "$$bad" ] || { echo "fuzz: crashed:$$bad (logs in $(FUZZ)/logs/)"; exit 1; }
+
+fuzz-merge: deps
+	@$(MAKE) --no-print-directory fuzz-build
+	@for n in $(FUZZ_NAMES); do \
+		mkdir -p $(FUZZ)/corpus/$$n $(FUZZ)/logs; \
+		$(FUZZ)/fuzz_$$n -merge=1 tests/fuzz/corpus/$$n $(FUZZ)/corpus/$$n >$(FUZZ)/logs/$$n.merge.log 2>&1 || \
+			{ echo "fuzz-merge: $$n failed ($(FUZZ)/logs/$$n.merge.log)"; exit 1; }; \
+		echo "fuzz-merge: $$n: $$(ls tests/fuzz/corpus/$$n | wc -l) inputs"; \
+	done
+
+fuzz-build: $(FUZZ_BIN)
+
 # --- optimised build -------------------------------------------------------
 $(REL)/%.o: %.c
 	@mkdir -p $(@D)
@@ -113,6 +177,26 @@ $(ASN)/tests/%: $(ASN)/tests/%.o $(ASN)/libtcpsim.a
 	$(CC) $(SAN) -o $@ $^ $(LDLIBS_COMMON) -lcmocka
 
 $(ASN)/tcpsim: $(CLI_SRC:%.c=$(ASN)/%.o) $(ASN)/libtcpsim.a
+	$(CC) $(SAN) -o $@ $^ $(LDLIBS_COMMON)
+
+# --- fuzz targets ----------------------------------------------------------
+$(FUZZ)/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(CPPFLAGS) $(CFLAGS_COMMON) -O1 -g $(FUZZ_SAN) -c $< -o $@
+
+$(FUZZ)/libtcpsim.a: $(FUZZ_MODEL_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ)/fuzz_%: $(FUZZ)/tests/fuzz/fuzz_%.o $(FUZZ)/tests/fuzz/fuzzutil.o $(FUZZ)/libtcpsim.a
+	$(FUZZ_CC) $(SAN) -fsanitize=fuzzer -o $@ $^ $(LDLIBS_COMMON)
+
+.SECONDARY: $(FUZZ_SRC:%.c=$(FUZZ)/%.o) $(FUZZ)/tests/fuzz/fuzzutil.o \
+	$(FUZZ_SRC:%.c=$(ASN)/%.o) $(ASN)/tests/fuzz/fuzzutil.o $(ASN)/tests/fuzz/replay.o
+
+$(ASN)/fuzz/fuzz_%: $(ASN)/tests/fuzz/fuzz_%.o $(ASN)/tests/fuzz/fuzzutil.o $(ASN)/tests/fuzz/replay.o \
+		$(ASN)/libtcpsim.a
+	@mkdir -p $(@D)
 	$(CC) $(SAN) -o $@ $^ $(LDLIBS_COMMON)
 
 clean:

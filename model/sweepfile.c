@@ -267,7 +267,7 @@ static int side_load(const char *csv_path, struct merge_side *s, struct tcpsim_e
 }
 
 /* Rebuild the sweep a sidecar describes: base from the .cfg, axes and reps
- * from its comment block. */
+ * from its comment block.  On error sw holds nothing to release. */
 static int sweep_from_sidecar(struct sweep *sw, const char *csv_path, const struct merge_side *s,
 			      struct tcpsim_err *err)
 {
@@ -304,6 +304,8 @@ static int sweep_from_sidecar(struct sweep *sw, const char *csv_path, const stru
 			rc = err_set(err, TCPSIM_EUSAGE, "%s:%ld: not a sweep sidecar written by this tcpsim", path, l);
 		free(text);
 	}
+	if (rc != TCPSIM_OK)
+		sweep_release(sw);
 	free(path);
 	return rc;
 }

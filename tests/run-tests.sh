@@ -1,8 +1,11 @@
 #!/bin/sh
-# run-tests.sh ASAN_DIR: run every test program and shell test, count them.
+# run-tests.sh ASAN_DIR [FUZZ_DIR]: run every test program and shell test,
+# count them.
 #
 #   ASAN_DIR/tests/test_*   cmocka programs built under ASan+UBSan (make check)
 #   tests/*.test.sh         shell tests, each run as `sh tests/X.test.sh ASAN_DIR`
+#   FUZZ_DIR/fuzz_NAME      fuzz targets (tests/fuzz/), each given every file of
+#                           its seed corpus tests/fuzz/corpus/NAME/ once
 #
 # Runs from the repository root.  A program passes when it exits 0.  Prints
 # one line per program, the output tail of each failure, the failures' names,
@@ -14,8 +17,8 @@
 # off, saying so.
 set -u
 
-if [ $# -ne 1 ]; then
-	echo "usage: sh tests/run-tests.sh ASAN_DIR" >&2
+if [ $# -ne 1 ] && [ $# -ne 2 ]; then
+	echo "usage: sh tests/run-tests.sh ASAN_DIR [FUZZ_DIR]" >&2
 	exit 2
 fi
 if [ ! -d "$1" ]; then
@@ -24,6 +27,8 @@ if [ ! -d "$1" ]; then
 	exit 1
 fi
 dir=$(cd "$1" && pwd)
+fuzzdir=""
+[ $# -eq 2 ] && fuzzdir=$(cd "$2" && pwd)
 cd "$(dirname "$0")/.." || exit 1
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/run-tests.XXXXXX") || exit 1
@@ -92,6 +97,12 @@ done
 for t in tests/*.test.sh; do
 	[ -f "$t" ] || continue
 	run "$t" sh "$t" "$dir"
+done
+
+for t in ${fuzzdir:+"$fuzzdir"/fuzz_*}; do
+	[ -f "$t" ] && [ -x "$t" ] || continue
+	name=${t##*/fuzz_}
+	run "tests/fuzz/$name (corpus)" "$t" tests/fuzz/corpus/"$name"/*
 done
 
 if [ $((passed + failed)) -eq 0 ]; then

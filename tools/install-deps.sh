@@ -1,8 +1,10 @@
 #!/bin/sh
 # Install the Debian packages tcpsim needs, only those missing (idempotent).
-# Called by `make run` and `make check`; safe to run by hand.
+# Called by `make run` and `make check`; safe to run by hand.  clang and
+# libclang-rt-dev (libFuzzer's runtime, a separate package from clang-14) are
+# for `make fuzz` and the corpus replay of `make check`.
 set -eu
-PKGS="gcc make pkg-config libgsl-dev libcsv-dev libcmocka-dev libinih-dev libjansson-dev gnuplot-nox parallel rsync"
+PKGS="gcc make pkg-config libgsl-dev libcsv-dev libcmocka-dev libinih-dev libjansson-dev gnuplot-nox parallel rsync clang libclang-rt-dev"
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
