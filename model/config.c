@@ -1150,6 +1150,47 @@ int config_get(const struct scenario *sc, const char *fullkey, char *buf, size_t
 	return 0;
 }
 
+int config_value_number(const char *fullkey, const char *text, double *out, const char **unit,
+			struct tcpsim_err *err)
+{
+	struct key k;
+	struct value v;
+	char why[256];
+
+	if (!key_find(fullkey, &k))
+		return err_set(err, TCPSIM_EUSAGE, "unknown key '%s'", fullkey);
+	if (value_parse(&k, text, &v, why, sizeof why) != 0)
+		return err_set(err, TCPSIM_EUSAGE, "%s: %s", fullkey, why);
+	*unit = key_unit(&k);
+	switch (k.row->type) {
+	case T_INT: case T_BOOL:
+		*out = (double)v.i;
+		return TCPSIM_OK;
+	case T_SIZE:
+		*out = (double)v.i;
+		*unit = "bytes";
+		return TCPSIM_OK;
+	case T_TIME:
+		*out = (double)v.i;
+		*unit = "ns";
+		return TCPSIM_OK;
+	case T_U64:
+		*out = (double)v.u;
+		return TCPSIM_OK;
+	case T_RATE:
+		*out = v.d;
+		*unit = "bit/s";
+		return TCPSIM_OK;
+	case T_DOUBLE:
+		*out = v.d;
+		return TCPSIM_OK;
+	case T_ENUM: case T_STRING:
+		break;
+	}
+	return err_set(err, TCPSIM_EUSAGE, "%s: '%s' is not a number (the key's values are names)", fullkey,
+		       text);
+}
+
 int config_key_count(void)
 {
 	struct key k = {0};

@@ -240,6 +240,47 @@ if command -v gnuplot >/dev/null 2>&1; then
 	else bad "plot-sweep PNG" "exit $st: $(head -c 300 plot.err)"; fi
 	grep -q 'offload.tso=off' plot.txt && grep -q 'link.mtu' plot.txt && ok "plot-sweep prints an ASCII chart" ||
 		bad "plot-sweep ASCII" "$(head -c 300 plot.txt)"
+	TCPSIM="$TCPSIM" sh "$ROOT/tools/plot-sweep" j1.csv --x link.mtu --y throughput_mbps --by offload.tso \
+		--where app.test=TCP_SENDFILE >plotlin.txt 2>plot.err
+	st=$?
+	[ $st -eq 0 ] && grep -q 'offload.tso=off' plotlin.txt && ok "plot-sweep without --logx prints the chart" ||
+		bad "plot-sweep without --logx" "exit $st: $(head -c 300 plot.err)"
+	# an axis with units (64K ... 1M), with and without --logx
+	"$TCPSIM" sweep "$D/fast.cfg" --vary tcp.sndbuf=64K:1M*2 --vary link.delay=1us,10us -o sb.csv 2>plot.err ||
+		bad "sweep over tcp.sndbuf=64K:1M*2" "$(cat plot.err)"
+	"$TCPSIM" sweep --columns tcp.sndbuf,link.delay,point --numeric tcp.sndbuf,link.delay,point sb.csv >sb.tsv 2>plot.err
+	[ "$(sed -n '1p;3p' sb.tsv | tr '\t\n' ',;')" = "# tcp.sndbuf (bytes),link.delay (ns),point;65536,10000,1;" ] &&
+		ok "sweep --columns --numeric: 64K is 65536 bytes, 10us 10000 ns, other columns as written" ||
+		bad "sweep --columns --numeric" "$(head -3 sb.tsv) $(cat plot.err)"
+	for lx in "" --logx; do
+		TCPSIM="$TCPSIM" sh "$ROOT/tools/plot-sweep" sb.csv --x tcp.sndbuf --y throughput_mbps --by link.delay \
+			$lx --png "sb$lx.png" --ascii >"sb$lx.txt" 2>plot.err
+		st=$?
+		size=$(wc -c <"sb$lx.png" 2>/dev/null || echo 0)
+		if [ $st -eq 0 ] && [ "$(head -c 4 "sb$lx.png" | od -An -c | tr -d ' ')" = "211PNG" ] && [ "$size" -gt 10000 ]; then
+			ok "plot-sweep ${lx:-without --logx}: x with units, a $size-byte PNG"
+		else
+			bad "plot-sweep ${lx:-without --logx} PNG" "exit $st, $size bytes: $(head -c 300 plot.err)"
+		fi
+		# the chart: x label with the unit, both legends, and the x axis out to
+		# 1M = 1048576 bytes (its last tick label at least 1e+06)
+		last=$(grep -B1 'tcp.sndbuf (bytes)' "sb$lx.txt" | head -1 | awk '{ print $NF }')
+		if grep -q 'tcp.sndbuf (bytes)' "sb$lx.txt" && grep -q 'link.delay=1us' "sb$lx.txt" &&
+			grep -q 'link.delay=10us' "sb$lx.txt" && awk -v t="$last" 'BEGIN { exit !(t + 0 >= 1e6) }'; then
+			ok "plot-sweep ${lx:-without --logx}: ASCII chart with x label, legend, x axis to $last"
+		else
+			bad "plot-sweep ${lx:-without --logx} ASCII" "last x tick '$last': $(head -c 600 "sb$lx.txt")"
+		fi
+	done
+	grep -q '131072' sb--logx.txt && ok "--logx: ticks at the powers of two of the axis" ||
+		bad "--logx ticks" "$(tail -6 sb--logx.txt)"
+	grep -q '131072' sb.txt && bad "linear x axis" "ticks at powers of two: $(tail -6 sb.txt)" ||
+		ok "without --logx: a linear x axis"
+	TCPSIM="$TCPSIM" sh "$ROOT/tools/plot-sweep" sb.csv --x tcp.sndbuf --y throughput_mbps \
+		--where link.delay=10us >sbw.txt 2>plot.err
+	# one line: one legend entry (before, each x value was a line of its own)
+	[ $? -eq 0 ] && [ "$(grep -c 'throughput_mbps \*\*\*A\*\*\*' sbw.txt)" -eq 1 ] && ! grep -q 'B' sbw.txt &&
+		ok "plot-sweep without --by: one line" || bad "plot-sweep without --by" "$(head -c 900 sbw.txt) $(cat plot.err)"
 	TCPSIM="$TCPSIM" sh "$ROOT/tools/plot-sweep" j1.csv --x app.test --y throughput_mbps >/dev/null 2>plot.err
 	[ $? -eq 2 ] && grep -q "not a number" plot.err && ok "plot-sweep: non-numeric x refused" ||
 		bad "plot-sweep non-numeric x" "$(cat plot.err)"

@@ -615,6 +615,38 @@ static void test_line_length(void **state)
 	free(text);
 }
 
+/* A value of a key as a number in the key's base unit (plots of unit axes). */
+static void test_value_number(void **state)
+{
+	static const struct {
+		const char *key, *text, *unit;
+		double want;
+	} cases[] = {
+		{"tcp.sndbuf", "64K", "bytes", 65536}, {"tcp.sndbuf", "1M", "bytes", 1048576},
+		{"link.delay", "1us", "ns", 1000},     {"link.delay", "25", "ns", 25000},
+		{"link.rate", "10Gbit", "bit/s", 1e10}, {"offload.tso", "on", "", 1},
+		{"link.mtu", "9000", "bytes", 9000},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct tcpsim_err e = {0};
+		double x = -1;
+		const char *unit = NULL;
+		assert_int_equal(config_value_number(cases[i].key, cases[i].text, &x, &unit, &e), TCPSIM_OK);
+		assert_true(x == cases[i].want);
+		assert_string_equal(unit, cases[i].unit);
+	}
+	struct tcpsim_err e = {0};
+	double x;
+	const char *unit;
+	assert_int_equal(config_value_number("app.test", "TCP_STREAM", &x, &unit, &e), TCPSIM_EUSAGE);
+	assert_string_equal(e.msg, "app.test: 'TCP_STREAM' is not a number (the key's values are names)");
+	memset(&e, 0, sizeof e);
+	assert_int_equal(config_value_number("tcp.sndbuf", "64Q", &x, &unit, &e), TCPSIM_EUSAGE);
+	assert_non_null(strstr(e.msg, "tcp.sndbuf: '64Q' is not a size"));
+	memset(&e, 0, sizeof e);
+	assert_int_equal(config_value_number("tcp.nope", "1", &x, &unit, &e), TCPSIM_EUSAGE);
+}
+
 /* ---- includes ---- */
 
 static void test_include(void **state)
@@ -952,6 +984,7 @@ int main(void)
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_first_error_kept),
 		cmocka_unit_test(test_line_length),
+		cmocka_unit_test(test_value_number),
 		cmocka_unit_test(test_include),
 		cmocka_unit_test(test_include_errors),
 		cmocka_unit_test(test_override),
