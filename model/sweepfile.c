@@ -101,9 +101,8 @@ int sweepfile_next(struct sweepfile_reader *r, bool *got, struct tcpsim_err *err
 				return err_set(err, TCPSIM_EIO, "cannot read '%s': %s", r->path, strerror(errno));
 			if (r->row.raw_len == 0)
 				return TCPSIM_OK;
-			if (csv_fini(&r->p, on_field, on_row, r) != 0)
-				return err_set(err, TCPSIM_EUSAGE, "%s:%ld: " SWEEPFILE_TORN " (%s)", r->path,
-					       r->row.line, csv_strerror(csv_error(&r->p)));
+			if (csv_fini(&r->p, on_field, on_row, r) != 0) /* it ends inside a quoted field */
+				return err_set(err, TCPSIM_EUSAGE, "%s:%ld: " SWEEPFILE_TORN, r->path, r->row.line);
 			r->torn = true;
 			*got = r->complete;
 			return TCPSIM_OK;

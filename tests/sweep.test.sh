@@ -155,6 +155,32 @@ fi
 	cmp -s long.csv longm.csv && ok "--resume of a finished 64-value sweep reads its sidecar" ||
 	bad "--resume with a 64-value axis" "$(head -c 300 lerr)"
 
+# --- a write that fails part way (a full disk) leaves whole rows ------------------
+# A file size limit stands in for the full disk: with SIGXFSZ ignored, write(2)
+# writes up to the limit and then fails (EFBIG), as at ENOSPC.  ulimit -f
+# counts 512-byte blocks in dash (1024 in bash): 4 or 8 KB, past the sidecar
+# and the header, far short of the 64-value sweep.
+sh -c 'trap "" XFSZ; ulimit -f 8 && exec "$0" "$@"' "$TCPSIM" sweep "$D/fast.cfg" $LONG -o full.csv -j 2 2>ferr
+st=$?
+size=$(wc -c <full.csv 2>/dev/null || echo 0)
+if [ $st -ne 1 ] || ! grep -q "cannot write 'full.csv'" ferr; then
+	bad "a sweep that cannot write" "exit $st: $(head -c 300 ferr)"
+elif [ "$size" -eq 0 ] || [ "$(tail -c 1 full.csv | od -An -c | tr -d ' ')" != '\n' ] ||
+	! head -c "$size" long.csv | cmp -s - full.csv; then
+	bad "a failed write leaves whole rows" "$size bytes, last: $(tail -c 40 full.csv)"
+else
+	ok "a write failing part way (file size limit) leaves $(($(lines full.csv) - 1)) whole rows: $(head -1 ferr)"
+fi
+"$TCPSIM" sweep --columns point full.csv >/dev/null 2>ferr && ok "--columns reads the file a failed write left" ||
+	bad "--columns after a failed write" "$(cat ferr)"
+"$TCPSIM" sweep "$D/fast.cfg" $LONG -o full.csv -j 2 --resume 2>ferr
+same "--resume after a failed write == uninterrupted" full.csv long.csv
+# a torn last line (a crash, a file copied half) is named as such
+head -c "$(($(wc -c <long.csv) - 37))" long.csv >tornc.csv
+cp long.csv.cfg tornc.csv.cfg
+bad_input "--columns of a file with a torn last line" "incomplete (an interrupted run): finish it with tcpsim sweep --resume" -- \
+	sweep --columns point tornc.csv
+
 # --- the Slurm job-array script (its environment faked) -------------------------
 for id in 4 5 6; do
 	SLURM_ARRAY_TASK_ID=$id SLURM_ARRAY_TASK_MIN=4 SLURM_ARRAY_TASK_COUNT=3 SLURM_CPUS_PER_TASK=2 \
