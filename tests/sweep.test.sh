@@ -17,7 +17,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 D="$HERE/data/sweep"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tcpsim-sweep.XXXXXX") || exit 1
-trap 'rm -rf "$TMP"' EXIT INT TERM
+trap 'umount "$TMP/mnt" 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
 fails=0
 n=0
 
@@ -175,6 +175,26 @@ fi
 	bad "--columns after a failed write" "$(cat ferr)"
 "$TCPSIM" sweep "$D/fast.cfg" $LONG -o full.csv -j 2 --resume 2>ferr
 same "--resume after a failed write == uninterrupted" full.csv long.csv
+# a real full disk: a 12 KB tmpfs (root only): the sidecar takes a page, the
+# rows two, then ENOSPC
+: >ferr
+if [ "$(id -u)" -eq 0 ] && mkdir -p mnt && mount -t tmpfs -o size=12k tcpsim-test mnt 2>ferr; then
+	"$TCPSIM" sweep "$D/fast.cfg" $LONG -o mnt/full.csv -j 2 2>ferr
+	st=$?
+	size=$(wc -c <mnt/full.csv 2>/dev/null || echo 0)
+	cp mnt/full.csv enospc.csv 2>/dev/null
+	umount mnt
+	if [ $st -ne 1 ] || ! grep -q "No space left on device" ferr; then
+		bad "a sweep on a full tmpfs" "exit $st: $(head -c 300 ferr)"
+	elif [ "$size" -eq 0 ] || [ "$(tail -c 1 enospc.csv | od -An -c | tr -d ' ')" != '\n' ] ||
+		! head -c "$size" long.csv | cmp -s - enospc.csv; then
+		bad "a full disk leaves whole rows" "$size bytes, last: $(tail -c 40 enospc.csv)"
+	else
+		ok "a full tmpfs (ENOSPC) leaves $(($(lines enospc.csv) - 1)) whole rows: $(head -1 ferr)"
+	fi
+else
+	skip "a sweep on a full tmpfs" "needs root and mount -t tmpfs ($(head -c 100 ferr))"
+fi
 # a torn last line (a crash, a file copied half) is named as such
 head -c "$(($(wc -c <long.csv) - 37))" long.csv >tornc.csv
 cp long.csv.cfg tornc.csv.cfg
