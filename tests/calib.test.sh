@@ -135,6 +135,11 @@ else
 	bad "calibrate with a long CSV name" "exit $?: $(head -c 300 "$TMP/err")"
 fi
 
+# the committed fitted profile (its first line is the whole calibrate command)
+"$TCPSIM" validate validation/myri10ge-sendfile.csv --profile scenarios/profiles/myri10ge-fitted.cfg \
+	>"$TMP/out" 2>"$TMP/err" && ok "validate --profile scenarios/profiles/myri10ge-fitted.cfg runs" ||
+	bad "validate --profile myri10ge-fitted.cfg" "$(head -c 300 "$TMP/err")"
+
 # --- validate: profile, CSV columns, leave-one-out ------------------------------
 if "$TCPSIM" validate "$TMP/syn.csv" --profile "$TMP/fit.cfg" --format csv >"$TMP/v.csv" 2>"$TMP/err"; then
 	[ "$(head -1 "$TMP/v.csv")" = '"id","metric","measured","predicted","error_pct","held_out"' ] \
