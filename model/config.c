@@ -1374,6 +1374,12 @@ static char *cfg_read_line(char *str, int num, void *stream)
 				name, hint);
 			return NULL;
 		}
+		if (*trim(p + 1) != '\0') {   /* inih would ignore it */
+			err_set(cf->err, TCPSIM_EUSAGE,
+				"%s:%d: syntax error (text after ']'; one [section] or key = value a line, "
+				"and a file with CR-only line ends needs LF)", cf->path, cf->line);
+			return NULL;
+		}
 		snprintf(str, (size_t)num, "[%s]", name);
 		return str;
 	}

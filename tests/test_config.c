@@ -583,6 +583,12 @@ static void test_line_length(void **state)
 	assert_non_null(strstr(e.msg, "long.cfg:3: [host] ghz: 'x' is not a number"));
 	memset(&e, 0, sizeof e);
 
+	/* CR-only line ends: one line, refused rather than read as "[link]" alone */
+	write_file(path, "[link]\rmtu = 9000\r");
+	assert_int_equal(config_load(&sc, path, &e), TCPSIM_EUSAGE);
+	assert_non_null(strstr(e.msg, "long.cfg:1: syntax error (text after ']'"));
+	memset(&e, 0, sizeof e);
+
 	/* an include path of more than 200 characters */
 	memset(sub, 'd', 220);
 	sub[220] = '\0';
