@@ -22,10 +22,12 @@
  * treats " #" as an inline comment like " ;", and checks [section] lines
  * as it sees them, so an unknown section is reported on its own line.
  *
- * Line length: Debian's libinih hands the reader a buffer of ini_max_line
- * (200) bytes, fixed when the library was built, and our own writers put
- * whole commands and axis lists in comments (a fitted profile's first line,
- * a sidecar's "# sweep.vary").  So the reader reads each line whole into
+ * Line length: Debian's libinih (r55) hands the reader a buffer of
+ * INI_MAX_LINE (200) bytes, fixed when the library was built (its
+ * ini_max_line and ini_allow_realloc are process-wide variables, which
+ * sweep and calibrate threads would share), and our own writers put whole
+ * commands and axis lists in comments (a fitted profile's first line, a
+ * sidecar's "# sweep.vary").  So the reader reads each line whole into
  * cfg_file.buf itself: a comment line of any length is skipped; a key line
  * (up to CONFIG_LINE_MAX characters, far more than any value, so that a
  * file without newlines, e.g. CR-only line ends, or binary data is refused
