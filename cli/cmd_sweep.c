@@ -4,7 +4,7 @@
  *   tcpsim sweep FILE.cfg --vary section.key=LIST [--vary ...] -o OUT.csv
  *                [-s section.key=value]... [-j N] [--reps N] [--shard K/N] [--resume]
  *   tcpsim sweep --merge -o OUT.csv IN.csv...
- *   tcpsim sweep --columns NAME,NAME,... FILE.csv
+ *   tcpsim sweep --columns NAME,NAME,... [--numeric NAME,...] FILE.csv
  *
  * Signals: SIGINT and SIGTERM are blocked in every thread and taken by
  * one watcher thread (sigtimedwait), so no handler and no global flag are
@@ -37,7 +37,7 @@ static void sweep_usage(FILE *f)
 	fputs("usage: tcpsim sweep FILE.cfg --vary section.key=LIST [--vary ...] -o OUT.csv\n"
 	      "                    [-s section.key=value]... [-j N] [--reps N] [--shard K/N] [--resume]\n"
 	      "       tcpsim sweep --merge -o OUT.csv IN.csv...\n"
-	      "       tcpsim sweep --columns NAME,NAME,... FILE.csv\n"
+	      "       tcpsim sweep --columns NAME,NAME,... [--numeric NAME,...] FILE.csv\n"
 	      "  --vary K=LIST   an axis: v1,v2,...  start:stop:step  start:stop*factor\n"
 	      "                  (units as in a .cfg: 64K:1M*2, 10us:100us:10us); the points\n"
 	      "                  are the cartesian product, the first axis slowest\n"
@@ -51,6 +51,8 @@ static void sweep_usage(FILE *f)
 	      "  --resume        keep the rows OUT.csv has and run only the missing ones\n"
 	      "  --merge         join shard files (each with its .cfg) into the one-machine CSV\n"
 	      "  --columns C     print columns of a CSV tab-separated (input for gnuplot)\n"
+	      "  --numeric C     of those, print the key columns as numbers in the key's base\n"
+	      "                  unit (64K -> 65536 bytes, 1us -> 1000 ns, on -> 1)\n"
 	      "Progress (runs done/total, rate, ETA) goes to stderr when it is a terminal.\n"
 	      "SIGINT/SIGTERM: runs in flight finish, every finished row is kept; --resume continues.\n",
 	      f);
@@ -155,7 +157,7 @@ static int load_base(struct scenario *sc, const char *path, char **ov, int nov)
 }
 
 struct sweep_args {
-	const char *cfg, *out, *columns;
+	const char *cfg, *out, *columns, *numeric;
 	char **vary, **ov, **inputs;
 	int n_vary, n_ov, n_inputs;
 	int jobs, reps, shard_k, shard_n;
@@ -216,6 +218,10 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
 				if (r < 0)
 					return usage_error("%s needs column names", s);
 				a->columns = val;
+			} else if ((r = cli_option_value(argc, argv, &i, NULL, "--numeric", &val)) != 0) {
+				if (r < 0)
+					return usage_error("%s needs column names", s);
+				a->numeric = val;
 			} else {
 				return usage_error("unknown option '%s'", s);
 			}
@@ -232,6 +238,8 @@ static int parse_args(int argc, char **argv, struct sweep_args *a)
 			return usage_error("--merge needs the shard files%s", "");
 		return 0;
 	}
+	if (a->numeric && !a->columns)
+		return usage_error("--numeric goes with --columns%s", "");
 	if (a->columns) {
 		if (a->n_inputs != 1)
 			return usage_error("--columns reads one CSV file%s", "");
@@ -344,7 +352,7 @@ int cmd_sweep(int argc, char **argv)
 			rc = exit_code(&err);
 		}
 	} else if (rc == 0 && a.columns) {
-		if (sweep_columns(a.inputs[0], a.columns, stdout, &err) != TCPSIM_OK) {
+		if (sweep_columns(a.inputs[0], a.columns, a.numeric, stdout, &err) != TCPSIM_OK) {
 			print_err(&err);
 			rc = err.code == TCPSIM_EIO ? 2 : exit_code(&err);   /* it only reads */
 		} else if (fflush(stdout) != 0) {

@@ -21,6 +21,18 @@
  * indented line is an ordinary line, never a multi-line continuation),
  * treats " #" as an inline comment like " ;", and checks [section] lines
  * as it sees them, so an unknown section is reported on its own line.
+ *
+ * Line length: Debian's libinih (r55) hands the reader a buffer of
+ * INI_MAX_LINE (200) bytes, fixed when the library was built (its
+ * ini_max_line and ini_allow_realloc are process-wide variables, which
+ * sweep and calibrate threads would share), and our own writers put whole
+ * commands and axis lists in comments (a fitted profile's first line, a
+ * sidecar's "# sweep.vary").  So the reader reads each line whole into
+ * cfg_file.buf itself: a comment line of any length is skipped; a key line
+ * (up to CONFIG_LINE_MAX characters, far more than any value, so that a
+ * file without newlines, e.g. CR-only line ends, or binary data is refused
+ * quickly) reaches inih as "key=" alone, and the handler takes the value
+ * from cfg_file.value.  inih still splits section and key.
  */
 #include "config.h"
 
@@ -39,6 +51,7 @@
 #include "util.h"
 
 #define CONFIG_INCLUDE_MAX 8   /* nested include levels below the top file */
+#define CONFIG_LINE_MAX 65536  /* characters of a key line (a comment line may be longer) */
 #define HELP_WIDTH 100
 
 enum key_type { T_INT, T_U64, T_SIZE, T_DOUBLE, T_TIME, T_RATE, T_BOOL, T_ENUM, T_STRING };
@@ -1153,6 +1166,47 @@ int config_get(const struct scenario *sc, const char *fullkey, char *buf, size_t
 	return 0;
 }
 
+int config_value_number(const char *fullkey, const char *text, double *out, const char **unit,
+			struct tcpsim_err *err)
+{
+	struct key k;
+	struct value v;
+	char why[256];
+
+	if (!key_find(fullkey, &k))
+		return err_set(err, TCPSIM_EUSAGE, "unknown key '%s'", fullkey);
+	if (value_parse(&k, text, &v, why, sizeof why) != 0)
+		return err_set(err, TCPSIM_EUSAGE, "%s: %s", fullkey, why);
+	*unit = key_unit(&k);
+	switch (k.row->type) {
+	case T_INT: case T_BOOL:
+		*out = (double)v.i;
+		return TCPSIM_OK;
+	case T_SIZE:
+		*out = (double)v.i;
+		*unit = "bytes";
+		return TCPSIM_OK;
+	case T_TIME:
+		*out = (double)v.i;
+		*unit = "ns";
+		return TCPSIM_OK;
+	case T_U64:
+		*out = (double)v.u;
+		return TCPSIM_OK;
+	case T_RATE:
+		*out = v.d;
+		*unit = "bit/s";
+		return TCPSIM_OK;
+	case T_DOUBLE:
+		*out = v.d;
+		return TCPSIM_OK;
+	case T_ENUM: case T_STRING:
+		break;
+	}
+	return err_set(err, TCPSIM_EUSAGE, "%s: '%s' is not a number (the key's values are names)", fullkey,
+		       text);
+}
+
 int config_key_count(void)
 {
 	struct key k = {0};
@@ -1232,6 +1286,9 @@ struct cfg_file {
 	FILE *f;
 	const char *path;             /* as named in messages */
 	int line;                     /* of the line inih is handling */
+	char *buf;                    /* that line, whole (see the header comment) */
+	size_t buf_cap;
+	const char *value;            /* its value, in buf, when it is a key line */
 	int read_errno;               /* errno of a failed read, else 0 */
 	int depth;                    /* 0 for the top file */
 	const struct cfg_file *parent;
@@ -1240,37 +1297,69 @@ struct cfg_file {
 static int cfg_parse_file(struct scenario *sc, const char *path, int depth, const struct cfg_file *parent,
 			  struct tcpsim_err *err);
 
+static bool cfg_is_comment(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return *s == '#' || *s == ';';
+}
+
+/*
+ * The next line of cf->f into cf->buf, newline dropped; false at the end
+ * of the file or on an error (recorded in cf).  A comment line longer than
+ * CONFIG_LINE_MAX is kept only as far as its first characters.
+ */
+static bool cfg_getline(struct cfg_file *cf)
+{
+	size_t len = 0;
+	int c;
+
+	errno = 0;
+	while ((c = getc(cf->f)) != EOF && c != '\n') {
+		if (len == CONFIG_LINE_MAX) {
+			cf->buf[len] = '\0';
+			if (cfg_is_comment(cf->buf))
+				continue;
+			err_set(cf->err, TCPSIM_EUSAGE,
+				"%s:%d: line longer than %d characters: write one key = value a line "
+				"(no value is that long; a file with CR-only line ends needs LF)",
+				cf->path, cf->line + 1, CONFIG_LINE_MAX);
+			return false;
+		}
+		if (len + 2 > cf->buf_cap) {
+			cf->buf_cap = cf->buf_cap ? 2 * cf->buf_cap : 256;
+			cf->buf = xrealloc(cf->buf, cf->buf_cap);
+		}
+		cf->buf[len++] = (char)c;
+	}
+	if (c == EOF && ferror(cf->f)) {
+		cf->read_errno = errno ? errno : EIO;
+		return false;
+	}
+	if (c == EOF && len == 0)
+		return false;
+	if (!cf->buf)
+		cf->buf = xmalloc(cf->buf_cap = 256);
+	cf->buf[len] = '\0';
+	cf->line++;
+	return true;
+}
+
 /* inih's line reader: see the header comment of this file. */
 static char *cfg_read_line(char *str, int num, void *stream)
 {
 	struct cfg_file *cf = stream;
 	char *s, *p;
 
-	if (cf->err->code)
+	cf->value = NULL;
+	if (cf->err->code || !cfg_getline(cf))
 		return NULL;
-	errno = 0;
-	if (!fgets(str, num, cf->f)) {
-		if (ferror(cf->f))
-			cf->read_errno = errno ? errno : EIO;
-		return NULL;
-	}
-	cf->line++;
-	size_t len = strlen(str);
-	if (len > 0 && str[len - 1] != '\n' && len + 1 == (size_t)num) {
-		int c = getc(cf->f);   /* the newline may be all that did not fit */
-		if (c != EOF && c != '\n') {
-			err_set(cf->err, TCPSIM_EUSAGE, "%s:%d: line longer than %d characters",
-				cf->path, cf->line, num - 1);
-			return NULL;
-		}
-	}
-	s = str;
+	str[0] = '\0';   /* what inih sees of a blank or comment line */
+	s = cf->buf;
 	if (cf->line == 1 && strncmp(s, "\xEF\xBB\xBF", 3) == 0)
 		s += 3;
-	p = s;
-	while (*p == ' ' || *p == '\t')
-		p++;
-	memmove(s, p, strlen(p) + 1);
+	while (*s == ' ' || *s == '\t')
+		s++;
 	if (*s == '#' || *s == ';')
 		return str;
 	/* a '#' or ';' after a blank starts a comment (inih itself cuts only ';') */
@@ -1279,7 +1368,8 @@ static char *cfg_read_line(char *str, int num, void *stream)
 			*p = '\0';
 			break;
 		}
-	if (*trim(s) == '\0')
+	s = trim(s);
+	if (*s == '\0')
 		return str;
 	/* Check each line here, so errors come out in line order. */
 	if (*s == '[') {
@@ -1300,11 +1390,26 @@ static char *cfg_read_line(char *str, int num, void *stream)
 				name, hint);
 			return NULL;
 		}
-	} else if (!strpbrk(s, "=:")) {
+		if (*trim(p + 1) != '\0') {   /* inih would ignore it */
+			err_set(cf->err, TCPSIM_EUSAGE,
+				"%s:%d: syntax error (text after ']'; one [section] or key = value a line, "
+				"and a file with CR-only line ends needs LF)", cf->path, cf->line);
+			return NULL;
+		}
+		snprintf(str, (size_t)num, "[%s]", name);
+		return str;
+	}
+	/* inih splits a key line at its first '=' or ':' too */
+	p = strpbrk(s, "=:");
+	if (!p) {
 		err_set(cf->err, TCPSIM_EUSAGE, "%s:%d: syntax error (expected key = value or [section])",
 			cf->path, cf->line);
 		return NULL;
 	}
+	*p = '\0';
+	cf->value = trim(p + 1);
+	/* a key longer than inih's buffer is cut, and then unknown */
+	snprintf(str, (size_t)num, "%s=", s);
 	return str;
 }
 
@@ -1361,6 +1466,8 @@ static int cfg_on_key(void *user, const char *section, const char *name, const c
 
 	if (cf->err->code)
 		return 0;
+	if (cf->value)   /* the reader kept the value (see the header comment) */
+		value = cf->value;
 	if (strcmp(name, "include") == 0)
 		return cfg_include(cf, value) == TCPSIM_OK;
 	snprintf(where, sizeof where, "%s:%d", cf->path, cf->line);
@@ -1397,6 +1504,7 @@ static int cfg_parse_file(struct scenario *sc, const char *path, int depth, cons
 	struct cfg_file cf = {.sc = sc, .err = err, .f = f, .path = path, .depth = depth, .parent = parent};
 	int rc = ini_parse_stream(cfg_read_line, &cf, cfg_on_key, &cf);
 	fclose(f);
+	free(cf.buf);
 	if (err->code)
 		return err->code;
 	if (cf.read_errno)

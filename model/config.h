@@ -55,6 +55,13 @@ int config_key_exists(const char *fullkey);
 /* Format the value of one key as text that config_set would accept. */
 int config_get(const struct scenario *sc, const char *fullkey, char *buf, size_t n);
 
+/* The number a value of a numeric key stands for, in the key's base unit
+ * (*unit: "bytes", "ns", "bit/s", or the key's own; a boolean is 1 or 0):
+ * "64K" of tcp.sndbuf is 65536 bytes, "1us" of link.delay 1000 ns.  Same
+ * parser as a .cfg.  TCPSIM_EUSAGE for an unknown or non-numeric key
+ * (enum, string) or a text that is no value of it. */
+int config_value_number(const char *fullkey, const char *text, double *out, const char **unit,
+			struct tcpsim_err *err);
 /* Print the key table (tcpsim --help-config). */
 void config_print_help(FILE *f);
 

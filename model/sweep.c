@@ -724,6 +724,24 @@ static int write_all(int fd, const char *buf, size_t len)
 }
 
 /*
+ * One row (or the header) whole or not at all: a write that fails part way
+ * (a full disk, a file size limit) is cut back to where it began, so the
+ * file stays whole rows and --columns, --merge and --resume read it.
+ */
+static int write_row(int fd, const char *buf, size_t len)
+{
+	off_t at = lseek(fd, 0, SEEK_CUR);
+
+	if (write_all(fd, buf, len) == 0)
+		return 0;
+	int e = errno;
+	if (at >= 0 && ftruncate(fd, at) == 0)
+		lseek(fd, at, SEEK_SET);
+	errno = e;
+	return -1;
+}
+
+/*
  * The writer loop: write DONE slots in seq order until every task is
  * written, or stopping and every dispatched task is written, or a task
  * failed (nothing from it on is written).
@@ -745,7 +763,7 @@ static int engine_write(struct sweep_engine *e, int fd, struct sweep_stats *st, 
 				break;
 			}
 			pthread_mutex_unlock(&e->mu);
-			if (write_all(fd, row, len) != 0) {
+			if (write_row(fd, row, len) != 0) {
 				rc = err_set(err, TCPSIM_EIO, "cannot write '%s': %s", e->o->out_path, strerror(errno));
 				pthread_mutex_lock(&e->mu);
 				break;
@@ -936,7 +954,7 @@ static int output_prepare(const struct sweep *sw, const struct sweep_opts *o, ui
 			goto out;
 		if (fd < 0)
 			fd = open(o->out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-		if (fd < 0 || write_all(fd, header, header_len) != 0) {
+		if (fd < 0 || write_row(fd, header, header_len) != 0) {
 			rc = err_set(err, TCPSIM_EIO, "cannot write '%s': %s", o->out_path, strerror(errno));
 			goto out;
 		}

@@ -121,7 +121,10 @@ int sweep_merge(const char *out_path, const char *const *in_paths, int n_in,
 		struct tcpsim_err *err);
 
 /* Print the named columns ("a,b,c") of a CSV file, tab-separated, one row a
- * line, after a "# a b c" line: input for gnuplot. */
-int sweep_columns(const char *csv_path, const char *names, FILE *out, struct tcpsim_err *err);
+ * line, after a "# a b c" line: input for gnuplot.  The columns in numeric
+ * (a list as names, or NULL) that are keys print as numbers in the key's
+ * base unit, named in the "#" line: "64K" as 65536, "tcp.sndbuf (bytes)". */
+int sweep_columns(const char *csv_path, const char *names, const char *numeric, FILE *out,
+		  struct tcpsim_err *err);
 
 #endif

@@ -102,9 +102,8 @@ int sweepfile_next(struct sweepfile_reader *r, bool *got, struct tcpsim_err *err
 				return err_set(err, TCPSIM_EIO, "cannot read '%s': %s", r->path, strerror(errno));
 			if (r->row.raw_len == 0)
 				return TCPSIM_OK;
-			if (csv_fini(&r->p, on_field, on_row, r) != 0)
-				return err_set(err, TCPSIM_EUSAGE, "%s:%ld: %s", r->path, r->row.line,
-					       csv_strerror(csv_error(&r->p)));
+			if (csv_fini(&r->p, on_field, on_row, r) != 0) /* it ends inside a quoted field */
+				return err_set(err, TCPSIM_EUSAGE, "%s:%ld: " SWEEPFILE_TORN, r->path, r->row.line);
 			r->torn = true;
 			*got = r->complete;
 			return TCPSIM_OK;
@@ -329,7 +328,7 @@ static int merge_advance(const struct sweep *sw, struct merge_in *in, int n_cols
 		return rc;
 	if (in->r.torn)
 		return err_set(err, TCPSIM_EUSAGE,
-			       "%s:%ld: the last line is incomplete (an interrupted run): finish it with tcpsim sweep --resume",
+			       "%s:%ld: " SWEEPFILE_TORN,
 			       in->r.path, in->r.row.line);
 	if ((rc = sweep_check_row(sw, &in->r.row, n_cols, in->r.path, &in->point, &in->rep, err)))
 		return rc;
@@ -468,23 +467,53 @@ out:
 
 /* ---- columns for plots ------------------------------------------------------------ */
 
-int sweep_columns(const char *csv_path, const char *names, FILE *out, struct tcpsim_err *err)
+/* Split "a,b,c" (modified in place) into a malloc'd array; *n its length. */
+static char **split_names(char *list, int *n)
+{
+	char **v = NULL, *save = NULL;
+
+	*n = 0;
+	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		v = xrealloc(v, (size_t)(*n + 1) * sizeof(char *));
+		v[(*n)++] = tok;
+	}
+	return v;
+}
+
+/*
+ * The cells of a --numeric column that is a key go through the key's own
+ * parser (config_value_number), so "64K" plots at 65536 and "1us" at 1000:
+ * the CSV keeps the text the user wrote (and resumes and merges compare),
+ * and no second numeric column is needed for a plot.  Other columns (the
+ * metrics) are numbers already and pass as they are.
+ */
+int sweep_columns(const char *csv_path, const char *names, const char *numeric, FILE *out,
+		  struct tcpsim_err *err)
 {
 	struct sweepfile_reader r;
-	char *list = xstrdup(names), *save = NULL;
-	char **want = NULL;
-	int *idx = NULL, n_want = 0, rc;
-	bool got;
+	char *list = xstrdup(names), *nlist = xstrdup(numeric ? numeric : "");
+	char **want, **nwant;
+	int *idx = NULL, n_want, n_num, rc = TCPSIM_OK;
+	bool *as_num = NULL, got;
 
-	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		want = xrealloc(want, (size_t)(n_want + 1) * sizeof(char *));
-		want[n_want++] = tok;
-	}
+	want = split_names(list, &n_want);
+	nwant = split_names(nlist, &n_num);
 	if (n_want == 0) {
-		free(list);
-		return err_set(err, TCPSIM_EUSAGE, "--columns: no column names");
+		rc = err_set(err, TCPSIM_EUSAGE, "--columns: no column names");
+		goto out0;
 	}
 	idx = xcalloc((size_t)n_want, sizeof(int));
+	as_num = xcalloc((size_t)n_want, sizeof(bool));
+	for (int m = 0; m < n_num; m++) {
+		bool found = false;
+		for (int j = 0; j < n_want; j++)
+			if (strcmp(want[j], nwant[m]) == 0)
+				found = as_num[j] = true;
+		if (!found) {
+			rc = err_set(err, TCPSIM_EUSAGE, "--numeric %s: not one of the --columns", nwant[m]);
+			goto out0;
+		}
+	}
 	if ((rc = sweepfile_open(&r, csv_path, err)) != TCPSIM_OK)
 		goto out0;
 	if ((rc = sweepfile_next(&r, &got, err)) != TCPSIM_OK)
@@ -502,20 +531,43 @@ int sweep_columns(const char *csv_path, const char *names, FILE *out, struct tcp
 			rc = err_set(err, TCPSIM_EUSAGE, "%s:1: no column '%s'", csv_path, want[j]);
 			goto out;
 		}
+		as_num[j] = as_num[j] && config_key_exists(want[j]);
 	}
 	fputs("#", out);
-	for (int j = 0; j < n_want; j++)
+	for (int j = 0; j < n_want; j++) {
+		double x;
+		const char *unit = "";
+		struct tcpsim_err e = {0};
 		fprintf(out, "%c%s", j ? '\t' : ' ', want[j]);
+		/* "0" is a value of every numeric key: it tells the unit */
+		if (as_num[j] && config_value_number(want[j], "0", &x, &unit, &e) == TCPSIM_OK && *unit)
+			fprintf(out, " (%s)", unit);
+	}
 	fputc('\n', out);
 	while ((rc = sweepfile_next(&r, &got, err)) == TCPSIM_OK && got) {
+		if (r.torn) {
+			rc = err_set(err, TCPSIM_EUSAGE, "%s:%ld: " SWEEPFILE_TORN, csv_path, r.row.line);
+			break;
+		}
 		for (int j = 0; j < n_want; j++) {
 			const char *v = idx[j] < r.row.n_fields ? r.row.fields[idx[j]] : "";
 			if (j)
 				fputc('\t', out);
-			if (*v == '\0')
+			if (*v == '\0') {
 				fputs("NaN", out); /* an empty cell: not measured */
-			for (; *v; v++)
-				fputc(*v == '\t' || *v == '\n' || *v == '\r' || *v == ' ' ? '_' : *v, out);
+			} else if (as_num[j]) {
+				double x;
+				const char *unit;
+				struct tcpsim_err e = {0};
+				if (config_value_number(want[j], v, &x, &unit, &e) != TCPSIM_OK) {
+					rc = err_set(err, TCPSIM_EUSAGE, "%s:%ld: --numeric %s", csv_path, r.row.line, e.msg);
+					goto out;
+				}
+				fprintf(out, "%.15g", x);
+			} else {
+				for (; *v; v++)
+					fputc(*v == '\t' || *v == '\n' || *v == '\r' || *v == ' ' ? '_' : *v, out);
+			}
 		}
 		fputc('\n', out);
 	}
@@ -523,7 +575,10 @@ out:
 	sweepfile_close(&r);
 out0:
 	free(idx);
+	free(as_num);
 	free(want);
+	free(nwant);
 	free(list);
+	free(nlist);
 	return rc;
 }

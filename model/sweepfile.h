@@ -36,6 +36,9 @@ struct sweepfile_row {
 	long line;        /* 1-based line where the row starts */
 };
 
+/* The message for a last row without its newline (a sweep stopped mid-write). */
+#define SWEEPFILE_TORN "the last line is incomplete (an interrupted run): finish it with tcpsim sweep --resume"
+
 struct sweepfile_reader {
 	FILE *f;
 	char *path;

@@ -110,6 +110,36 @@ else
 	bad "at bound" "exit status $?: $(cat "$TMP/err")"
 fi
 
+# --- a profile whose first comment line is longer than 199 characters -----------
+# (the "Fitted by" line quotes the command): read back by include and --profile
+long="$TMP/recorded-runs-with-a-name-long-enough-to-push-the-fitted-by-line-of-the-profile-past-the-200-byte-line-buffer-of-the-packaged-inih.csv"
+cp "$TMP/syn.csv" "$long"
+if "$TCPSIM" calibrate "$long" --fit $FIT -o "$TMP/long.cfg" >"$TMP/out" 2>"$TMP/err"; then
+	w=$(head -1 "$TMP/long.cfg" | awk '{ print length }')
+	printf 'include = %s\n' "$PWD/$LO" >"$TMP/inc.cfg"
+	printf 'include = long.cfg\n' >>"$TMP/inc.cfg"
+	# the included profile must act as its [cost] keys given by -s
+	sets=$(awk '/^\[cost\]/ {c=1; next} /^\[/ {c=0} c && / = / {printf " -s cost.%s=%s", $1, $3}' "$TMP/long.cfg")
+	"$TCPSIM" run "$TMP/inc.cfg" >"$TMP/r1" 2>"$TMP/err"
+	st=$?
+	# shellcheck disable=SC2086
+	"$TCPSIM" run "$LO" $sets >"$TMP/r2" 2>>"$TMP/err"
+	if [ "$w" -le 199 ]; then bad "long profile line" "first line is only $w characters"
+	elif [ $st -ne 0 ] || [ -z "$sets" ] || ! cmp -s "$TMP/r1" "$TMP/r2"; then
+		bad "a fitted profile with a $w-character line, included" "exit $st,$sets: $(head -c 300 "$TMP/err")"
+	else ok "a fitted profile with a $w-character first line reads back by include (=$sets)"; fi
+	"$TCPSIM" validate "$long" --profile "$TMP/long.cfg" >"$TMP/out" 2>"$TMP/err" &&
+		ok "validate --profile reads a profile with a $w-character line" ||
+		bad "validate --profile with a long line" "$(head -c 300 "$TMP/err")"
+else
+	bad "calibrate with a long CSV name" "exit $?: $(head -c 300 "$TMP/err")"
+fi
+
+# the committed fitted profile (its first line is the whole calibrate command)
+"$TCPSIM" validate validation/myri10ge-sendfile.csv --profile scenarios/profiles/myri10ge-fitted.cfg \
+	>"$TMP/out" 2>"$TMP/err" && ok "validate --profile scenarios/profiles/myri10ge-fitted.cfg runs" ||
+	bad "validate --profile myri10ge-fitted.cfg" "$(head -c 300 "$TMP/err")"
+
 # --- validate: profile, CSV columns, leave-one-out ------------------------------
 if "$TCPSIM" validate "$TMP/syn.csv" --profile "$TMP/fit.cfg" --format csv >"$TMP/v.csv" 2>"$TMP/err"; then
 	[ "$(head -1 "$TMP/v.csv")" = '"id","metric","measured","predicted","error_pct","held_out"' ] \

@@ -238,5 +238,21 @@ for f in validation/live/*.csv; do
 	done
 done
 
+# --- measure-live --write-scenarios: the files it writes read back ---------------
+# (in a copy of the tree: it writes ROOT/scenarios/live; it reads /proc and
+# uname only, no measurement)
+mkdir -p "$T/tree/tools" && cp "$ML" "$T/tree/tools/measure-live"
+m=$(printf 'm%.0s' $(seq 63))
+if bash "$T/tree/tools/measure-live" --write-scenarios --machine "$m" >"$T/out" 2>"$T/err"; then
+	for s in "$m" "$m-lo" "$m-veth"; do
+		"$TCPSIM" run "$T/tree/scenarios/live/$s.cfg" -s run.duration=20ms -s run.batch=5ms -s run.warmup=5ms \
+			--format csv >"$T/sim" 2>"$T/err" && ok || bad "measure-live --write-scenarios: $s.cfg: $(cat "$T/err")"
+	done
+else
+	bad "measure-live --write-scenarios --machine (63 characters): $(cat "$T/err")"
+fi
+expect_fail "measure-live machine name longer than host.name" 2 "longer than 63 characters" \
+	bash "$T/tree/tools/measure-live" --write-scenarios --machine "${m}m"
+
 echo "live.test: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -17,7 +17,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/.." && pwd)
 D="$HERE/data/sweep"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tcpsim-sweep.XXXXXX") || exit 1
-trap 'rm -rf "$TMP"' EXIT INT TERM
+trap 'umount "$TMP/mnt" 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
 fails=0
 n=0
 
@@ -120,6 +120,87 @@ else
 	bad "GNU parallel" "not installed (make deps)"
 fi
 
+# --- a 64-value axis: its sidecar line is 300 characters --------------------------
+# The sidecar names every value in one "# sweep.vary" comment; the .cfg reader
+# reads lines longer than inih's 200-byte buffer itself.
+LONG="--vary app.send_size=1K:64K:1K"
+"$TCPSIM" sweep "$D/fast.cfg" $LONG -o long.csv -j 2 2>lerr || bad "64-value sweep" "exit $?: $(head -c 300 lerr)"
+w=$(awk 'length > 199' long.csv.cfg | wc -l)
+[ "$w" -ge 1 ] && ok "the 64-value sidecar has a line longer than 199 characters" ||
+	bad "64-value sidecar" "no line over 199 characters"
+row=$("$TCPSIM" sweep --columns point,seed,app.send_size long.csv | grep '^40	')
+seed=$(printf '%s\n' "$row" | cut -f2)
+if [ "$(printf '%s\n' "$row" | cut -f3)" != "41K" ]; then
+	bad "point 40 of the 64-value axis is 41K" "got '$row'"
+elif ! "$TCPSIM" run long.csv.cfg -s app.send_size=41K -s run.seed="$seed" --format csv -o lrerun.csv 2>lerr; then
+	bad "tcpsim run OUT.csv.cfg with a 64-value axis" "$(head -c 300 lerr)"
+else
+	want="\"40\",\"0\",\"$seed\",\"41K\",$(tail -n 1 lrerun.csv)"
+	if grep -qxF -- "$want" long.csv; then ok "tcpsim run OUT.csv.cfg reproduces a row of a 64-value axis"
+	else bad "a row of the 64-value axis reproduced" "rerun gives $want"; fi
+fi
+"$TCPSIM" sweep "$D/fast.cfg" $LONG --shard 1/2 -o long1.csv 2>lerr &&
+	"$TCPSIM" sweep "$D/fast.cfg" $LONG --shard 2/2 -o long2.csv 2>>lerr &&
+	"$TCPSIM" sweep --merge -o longm.csv long2.csv long1.csv 2>>lerr
+st=$?
+if [ $st -ne 0 ]; then bad "sweep --merge with a 64-value axis" "exit $st: $(head -c 300 lerr)"
+else same "sweep --merge of two shards of a 64-value axis == one machine" longm.csv long.csv; fi
+if command -v parallel >/dev/null 2>&1; then
+	"$ROOT/tools/sweep-parallel" --tcpsim "$TCPSIM" -j 2 --shards 3 "$D/fast.cfg" longp.csv $LONG 2>lerr
+	st=$?
+	if [ $st -ne 0 ]; then bad "sweep-parallel with a 64-value axis" "exit $st: $(head -c 400 lerr)"
+	else same "sweep-parallel with a 64-value axis, merged == one machine" longp.csv long.csv; fi
+fi
+"$TCPSIM" sweep "$D/fast.cfg" $LONG -o long.csv --resume 2>lerr &&
+	cmp -s long.csv longm.csv && ok "--resume of a finished 64-value sweep reads its sidecar" ||
+	bad "--resume with a 64-value axis" "$(head -c 300 lerr)"
+
+# --- a write that fails part way (a full disk) leaves whole rows ------------------
+# A file size limit stands in for the full disk: with SIGXFSZ ignored, write(2)
+# writes up to the limit and then fails (EFBIG), as at ENOSPC.  ulimit -f
+# counts 512-byte blocks in dash (1024 in bash): 4 or 8 KB, past the sidecar
+# and the header, far short of the 64-value sweep.
+sh -c 'trap "" XFSZ; ulimit -f 8 && exec "$0" "$@"' "$TCPSIM" sweep "$D/fast.cfg" $LONG -o full.csv -j 2 2>ferr
+st=$?
+size=$(wc -c <full.csv 2>/dev/null || echo 0)
+if [ $st -ne 1 ] || ! grep -q "cannot write 'full.csv'" ferr; then
+	bad "a sweep that cannot write" "exit $st: $(head -c 300 ferr)"
+elif [ "$size" -eq 0 ] || [ "$(tail -c 1 full.csv | od -An -c | tr -d ' ')" != '\n' ] ||
+	! head -c "$size" long.csv | cmp -s - full.csv; then
+	bad "a failed write leaves whole rows" "$size bytes, last: $(tail -c 40 full.csv)"
+else
+	ok "a write failing part way (file size limit) leaves $(($(lines full.csv) - 1)) whole rows: $(head -1 ferr)"
+fi
+"$TCPSIM" sweep --columns point full.csv >/dev/null 2>ferr && ok "--columns reads the file a failed write left" ||
+	bad "--columns after a failed write" "$(cat ferr)"
+"$TCPSIM" sweep "$D/fast.cfg" $LONG -o full.csv -j 2 --resume 2>ferr
+same "--resume after a failed write == uninterrupted" full.csv long.csv
+# a real full disk: a 12 KB tmpfs (root only): the sidecar takes a page, the
+# rows two, then ENOSPC
+: >ferr
+if [ "$(id -u)" -eq 0 ] && mkdir -p mnt && mount -t tmpfs -o size=12k tcpsim-test mnt 2>ferr; then
+	"$TCPSIM" sweep "$D/fast.cfg" $LONG -o mnt/full.csv -j 2 2>ferr
+	st=$?
+	size=$(wc -c <mnt/full.csv 2>/dev/null || echo 0)
+	cp mnt/full.csv enospc.csv 2>/dev/null
+	umount mnt
+	if [ $st -ne 1 ] || ! grep -q "No space left on device" ferr; then
+		bad "a sweep on a full tmpfs" "exit $st: $(head -c 300 ferr)"
+	elif [ "$size" -eq 0 ] || [ "$(tail -c 1 enospc.csv | od -An -c | tr -d ' ')" != '\n' ] ||
+		! head -c "$size" long.csv | cmp -s - enospc.csv; then
+		bad "a full disk leaves whole rows" "$size bytes, last: $(tail -c 40 enospc.csv)"
+	else
+		ok "a full tmpfs (ENOSPC) leaves $(($(lines enospc.csv) - 1)) whole rows: $(head -1 ferr)"
+	fi
+else
+	skip "a sweep on a full tmpfs" "needs root and mount -t tmpfs ($(head -c 100 ferr))"
+fi
+# a torn last line (a crash, a file copied half) is named as such
+head -c "$(($(wc -c <long.csv) - 37))" long.csv >tornc.csv
+cp long.csv.cfg tornc.csv.cfg
+bad_input "--columns of a file with a torn last line" "incomplete (an interrupted run): finish it with tcpsim sweep --resume" -- \
+	sweep --columns point tornc.csv
+
 # --- the Slurm job-array script (its environment faked) -------------------------
 for id in 4 5 6; do
 	SLURM_ARRAY_TASK_ID=$id SLURM_ARRAY_TASK_MIN=4 SLURM_ARRAY_TASK_COUNT=3 SLURM_CPUS_PER_TASK=2 \
@@ -205,6 +286,47 @@ if command -v gnuplot >/dev/null 2>&1; then
 	else bad "plot-sweep PNG" "exit $st: $(head -c 300 plot.err)"; fi
 	grep -q 'offload.tso=off' plot.txt && grep -q 'link.mtu' plot.txt && ok "plot-sweep prints an ASCII chart" ||
 		bad "plot-sweep ASCII" "$(head -c 300 plot.txt)"
+	TCPSIM="$TCPSIM" sh "$ROOT/tools/plot-sweep" j1.csv --x link.mtu --y throughput_mbps --by offload.tso \
+		--where app.test=TCP_SENDFILE >plotlin.txt 2>plot.err
+	st=$?
+	[ $st -eq 0 ] && grep -q 'offload.tso=off' plotlin.txt && ok "plot-sweep without --logx prints the chart" ||
+		bad "plot-sweep without --logx" "exit $st: $(head -c 300 plot.err)"
+	# an axis with units (64K ... 1M), with and without --logx
+	"$TCPSIM" sweep "$D/fast.cfg" --vary tcp.sndbuf=64K:1M*2 --vary link.delay=1us,10us -o sb.csv 2>plot.err ||
+		bad "sweep over tcp.sndbuf=64K:1M*2" "$(cat plot.err)"
+	"$TCPSIM" sweep --columns tcp.sndbuf,link.delay,point --numeric tcp.sndbuf,link.delay,point sb.csv >sb.tsv 2>plot.err
+	[ "$(sed -n '1p;3p' sb.tsv | tr '\t\n' ',;')" = "# tcp.sndbuf (bytes),link.delay (ns),point;65536,10000,1;" ] &&
+		ok "sweep --columns --numeric: 64K is 65536 bytes, 10us 10000 ns, other columns as written" ||
+		bad "sweep --columns --numeric" "$(head -3 sb.tsv) $(cat plot.err)"
+	for lx in "" --logx; do
+		TCPSIM="$TCPSIM" sh "$ROOT/tools/plot-sweep" sb.csv --x tcp.sndbuf --y throughput_mbps --by link.delay \
+			$lx --png "sb$lx.png" --ascii >"sb$lx.txt" 2>plot.err
+		st=$?
+		size=$(wc -c <"sb$lx.png" 2>/dev/null || echo 0)
+		if [ $st -eq 0 ] && [ "$(head -c 4 "sb$lx.png" | od -An -c | tr -d ' ')" = "211PNG" ] && [ "$size" -gt 10000 ]; then
+			ok "plot-sweep ${lx:-without --logx}: x with units, a $size-byte PNG"
+		else
+			bad "plot-sweep ${lx:-without --logx} PNG" "exit $st, $size bytes: $(head -c 300 plot.err)"
+		fi
+		# the chart: x label with the unit, both legends, and the x axis out to
+		# 1M = 1048576 bytes (its last tick label at least 1e+06)
+		last=$(grep -B1 'tcp.sndbuf (bytes)' "sb$lx.txt" | head -1 | awk '{ print $NF }')
+		if grep -q 'tcp.sndbuf (bytes)' "sb$lx.txt" && grep -q 'link.delay=1us' "sb$lx.txt" &&
+			grep -q 'link.delay=10us' "sb$lx.txt" && awk -v t="$last" 'BEGIN { exit !(t + 0 >= 1e6) }'; then
+			ok "plot-sweep ${lx:-without --logx}: ASCII chart with x label, legend, x axis to $last"
+		else
+			bad "plot-sweep ${lx:-without --logx} ASCII" "last x tick '$last': $(head -c 600 "sb$lx.txt")"
+		fi
+	done
+	grep -q '131072' sb--logx.txt && ok "--logx: ticks at the powers of two of the axis" ||
+		bad "--logx ticks" "$(tail -6 sb--logx.txt)"
+	grep -q '131072' sb.txt && bad "linear x axis" "ticks at powers of two: $(tail -6 sb.txt)" ||
+		ok "without --logx: a linear x axis"
+	TCPSIM="$TCPSIM" sh "$ROOT/tools/plot-sweep" sb.csv --x tcp.sndbuf --y throughput_mbps \
+		--where link.delay=10us >sbw.txt 2>plot.err
+	# one line: one legend entry (before, each x value was a line of its own)
+	[ $? -eq 0 ] && [ "$(grep -c 'throughput_mbps \*\*\*A\*\*\*' sbw.txt)" -eq 1 ] && ! grep -q 'B' sbw.txt &&
+		ok "plot-sweep without --by: one line" || bad "plot-sweep without --by" "$(head -c 900 sbw.txt) $(cat plot.err)"
 	TCPSIM="$TCPSIM" sh "$ROOT/tools/plot-sweep" j1.csv --x app.test --y throughput_mbps >/dev/null 2>plot.err
 	[ $? -eq 2 ] && grep -q "not a number" plot.err && ok "plot-sweep: non-numeric x refused" ||
 		bad "plot-sweep non-numeric x" "$(cat plot.err)"

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -506,7 +507,15 @@ static void test_file_errors(void **state)
 		   DATA "err_outside.cfg:2: key 'mtu' is outside any [section] (it belongs in [link])");
 	load_fails(DATA "err_wrong_section.cfg",
 		   DATA "err_wrong_section.cfg:2: [tcp] unknown key 'mtu' (it belongs in [link])");
-	load_fails(DATA "err_long_line.cfg", DATA "err_long_line.cfg:2: line longer than 199 characters");
+	/* a 300-character line is read whole; its value is what is too long */
+	{
+		struct scenario sc;
+		struct tcpsim_err e = {0};
+		config_defaults(&sc);
+		assert_int_equal(config_load(&sc, DATA "err_long_line.cfg", &e), TCPSIM_EUSAGE);
+		assert_non_null(strstr(e.msg, "err_long_line.cfg:2: [host] name: 'xxxxxxxx"));
+		assert_non_null(strstr(e.msg, "' is longer than 63 characters"));
+	}
 	load_fails(DATA "nope.cfg", "cannot open scenario '" DATA "nope.cfg': No such file or directory");
 	load_fails(DATA "inc", "cannot read scenario '" DATA "inc': Is a directory");
 }
@@ -527,34 +536,121 @@ static void test_first_error_kept(void **state)
 	assert_int_equal(sc.seed, 42);
 }
 
-/* A line exactly as long as inih's buffer allows is fine; one more character is not. */
+/* Write text to path (a test file). */
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * Lines longer than inih's 200-byte buffer: a comment of any length (the
+ * writers put whole commands and axis lists in comments), a key line up to
+ * 65536 characters, an include path longer than 200; a longer key line is
+ * refused with its line number and what to do.
+ */
 static void test_line_length(void **state)
 {
-	char path[] = "/tmp/test_config_XXXXXX";
+	char dir[] = "/tmp/test_config_XXXXXX";
+	char path[512], sub[256], inc[600];
 	struct scenario sc;
 	struct tcpsim_err e = {0};
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	FILE *f = fdopen(fd, "w");
-	assert_non_null(f);
-	/* a 199-character line: "ghz = 2.5" padded with blanks, which inih strips */
-	char line[256];
-	int n = snprintf(line, sizeof line, "ghz = 2.5");
-	memset(line + n, ' ', 199 - n);
-	line[199] = '\0';
-	fprintf(f, "[host]\n%s\n", line);
-	fclose(f);
+	size_t big = 200000;
+	char *text = malloc(big + 4096);
+
+	assert_non_null(mkdtemp(dir));
+	assert_non_null(text);
+	snprintf(path, sizeof path, "%s/long.cfg", dir);
+
+	/* a 200000-character comment, then a key line padded to 1000 characters */
+	strcpy(text, "; ");
+	memset(text + 2, 'c', big);
+	strcpy(text + 2 + big, "\n[host]\nghz = 2.5");
+	memset(text + strlen(text), ' ', 1000);
+	strcat(text, "\n# sweep.vary = x=1,2,3\n[tcp]\ninit_cwnd = 20\n");
+	write_file(path, text);
 	config_defaults(&sc);
 	assert_int_equal(config_load(&sc, path, &e), TCPSIM_OK);
 	assert_true(sc.host[0].ghz == 2.5);
+	assert_int_equal(sc.init_cwnd, 20);
 
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "[host]\n%s \n", line);
-	fclose(f);
+	/* line numbers after a long line are still right */
+	strcpy(text + 2 + big, "\n[host]\nghz = x\n");
+	write_file(path, text);
 	assert_int_equal(config_load(&sc, path, &e), TCPSIM_EUSAGE);
-	assert_non_null(strstr(e.msg, ":2: line longer than 199 characters"));
+	assert_non_null(strstr(e.msg, "long.cfg:3: [host] ghz: 'x' is not a number"));
+	memset(&e, 0, sizeof e);
+
+	/* CR-only line ends: one line, refused rather than read as "[link]" alone */
+	write_file(path, "[link]\rmtu = 9000\r");
+	assert_int_equal(config_load(&sc, path, &e), TCPSIM_EUSAGE);
+	assert_non_null(strstr(e.msg, "long.cfg:1: syntax error (text after ']'"));
+	memset(&e, 0, sizeof e);
+
+	/* an include path of more than 200 characters */
+	memset(sub, 'd', 220);
+	sub[220] = '\0';
+	snprintf(inc, sizeof inc, "%s/%s", dir, sub);
+	assert_int_equal(mkdir(inc, 0700), 0);
+	snprintf(inc + strlen(inc), sizeof inc - strlen(inc), "/leaf.cfg");
+	write_file(inc, "[link]\nmtu = 9000\n");
+	snprintf(text, big, "include = %s\n", inc);
+	write_file(path, text);
+	config_defaults(&sc);
+	assert_int_equal(config_load(&sc, path, &e), TCPSIM_OK);
+	assert_int_equal(sc.mtu_bytes, 9000);
+	unlink(inc);
+	*strrchr(inc, '/') = '\0';
+	rmdir(inc);
+
+	/* a key line of 65536 characters is read; one more is refused */
+	strcpy(text, "[host]\nghz = 2.5");
+	memset(text + strlen(text), ' ', 65536 - strlen("ghz = 2.5"));
+	strcpy(text + 7 + 65536, "\n");
+	write_file(path, text);
+	assert_int_equal(config_load(&sc, path, &e), TCPSIM_OK);
+	strcpy(text + 7 + 65536, " \n");
+	write_file(path, text);
+	assert_int_equal(config_load(&sc, path, &e), TCPSIM_EUSAGE);
+	assert_non_null(strstr(e.msg, "long.cfg:2: line longer than 65536 characters: write one key = value a line"));
+
 	unlink(path);
+	rmdir(dir);
+	free(text);
+}
+
+/* A value of a key as a number in the key's base unit (plots of unit axes). */
+static void test_value_number(void **state)
+{
+	static const struct {
+		const char *key, *text, *unit;
+		double want;
+	} cases[] = {
+		{"tcp.sndbuf", "64K", "bytes", 65536}, {"tcp.sndbuf", "1M", "bytes", 1048576},
+		{"link.delay", "1us", "ns", 1000},     {"link.delay", "25", "ns", 25000},
+		{"link.rate", "10Gbit", "bit/s", 1e10}, {"offload.tso", "on", "", 1},
+		{"link.mtu", "9000", "bytes", 9000},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct tcpsim_err e = {0};
+		double x = -1;
+		const char *unit = NULL;
+		assert_int_equal(config_value_number(cases[i].key, cases[i].text, &x, &unit, &e), TCPSIM_OK);
+		assert_true(x == cases[i].want);
+		assert_string_equal(unit, cases[i].unit);
+	}
+	struct tcpsim_err e = {0};
+	double x;
+	const char *unit;
+	assert_int_equal(config_value_number("app.test", "TCP_STREAM", &x, &unit, &e), TCPSIM_EUSAGE);
+	assert_string_equal(e.msg, "app.test: 'TCP_STREAM' is not a number (the key's values are names)");
+	memset(&e, 0, sizeof e);
+	assert_int_equal(config_value_number("tcp.sndbuf", "64Q", &x, &unit, &e), TCPSIM_EUSAGE);
+	assert_non_null(strstr(e.msg, "tcp.sndbuf: '64Q' is not a size"));
+	memset(&e, 0, sizeof e);
+	assert_int_equal(config_value_number("tcp.nope", "1", &x, &unit, &e), TCPSIM_EUSAGE);
 }
 
 /* ---- includes ---- */
@@ -894,6 +990,7 @@ int main(void)
 		cmocka_unit_test(test_file_errors),
 		cmocka_unit_test(test_first_error_kept),
 		cmocka_unit_test(test_line_length),
+		cmocka_unit_test(test_value_number),
 		cmocka_unit_test(test_include),
 		cmocka_unit_test(test_include_errors),
 		cmocka_unit_test(test_override),

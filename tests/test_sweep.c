@@ -773,13 +773,13 @@ static void test_columns(void **state)
 	add_axes(&f->sw, (const char *const[]){"link.mtu=1500,9000", "offload.tso=on,off"}, 2);
 	run_ok(&f->sw, p, 2, 1, 1, false, fake_run_fast, 0);
 	ms = open_memstream(&buf, &len);
-	assert_int_equal(sweep_columns(p, "link.mtu,offload.tso,point", ms, &err), 0);
+	assert_int_equal(sweep_columns(p, "link.mtu,offload.tso,point", NULL, ms, &err), 0);
 	fclose(ms);
 	snprintf(want, sizeof(want), "# link.mtu\toffload.tso\tpoint\n1500\ton\t0\n1500\toff\t1\n9000\ton\t2\n9000\toff\t3\n");
 	assert_string_equal(buf, want);
 	free(buf);
 	ms = open_memstream(&buf, &len);
-	assert_int_equal(sweep_columns(p, "link.mtu,nosuch", ms, &err), TCPSIM_EUSAGE);
+	assert_int_equal(sweep_columns(p, "link.mtu,nosuch", NULL, ms, &err), TCPSIM_EUSAGE);
 	fclose(ms);
 	assert_non_null(strstr(err.msg, "no column 'nosuch'"));
 	free(buf);

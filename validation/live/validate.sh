@@ -44,10 +44,7 @@ STARTS=${STARTS:-8}
 ./tcpsim validate "$T/lo.csv" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" --train-where link.mtu=1500,65536 \
 	--title "$M loopback: fitted on MTU 1500 and 65536, the rest predicted" \
 	>"validation/live/$M.validate-lo.txt"
-./tcpsim calibrate "$T/train.csv" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" -o "$T/fitted.cfg"
-# comment lines cut to 190 characters: the .cfg reader takes lines of up to 199
-awk '/^;/ && length > 190 { print substr($0, 1, 187) "..."; next } { print }' "$T/fitted.cfg" \
-	>"validation/live/$M.fitted.cfg"
+./tcpsim calibrate "$T/train.csv" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" -o "validation/live/$M.fitted.cfg"
 ./tcpsim validate "$T/veth.csv" --profile "validation/live/$M.fitted.cfg" \
 	--title "$M veth: predicted with the loopback fit" \
 	>"validation/live/$M.validate-veth.txt"
