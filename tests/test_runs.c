@@ -292,6 +292,57 @@ static void test_errors_rows(void **state)
 	expect_load_error(fx, HDR ",cs_per_s\na,s,c.cfg,,1\nb,s,c.c", "%s:3: row has 3 fields");
 }
 
+/* A byte-order mark is skipped; a NUL byte (a numeric cell used to read as
+ * its prefix), /dev/zero and a record without an end are refused. */
+static void test_bom_nul_endless(void **state)
+{
+	struct fixture *fx = *state;
+	struct run_set rs;
+	struct tcpsim_err err;
+	char want[300];
+
+	const char *path = put(fx, "bom.csv", "\xEF\xBB\xBF" HDR ",throughput_mbps\na,s,c.cfg,,12.5\n");
+	runs_init(&rs);
+	err_clear(&err);
+	if (runs_load(&rs, path, &err) != TCPSIM_OK)
+		fail_msg("BOM file: %s", err.msg);
+	assert_int_equal(rs.n, 1);
+	assert_true(rs.runs[0].v[METRIC_THROUGHPUT_MBPS] == 12.5);
+	runs_free(&rs);
+
+	static const char nul[] = HDR ",throughput_mbps\na,s,c.cfg,,12\0" "5\n";
+	snprintf(fx->path, sizeof(fx->path), "%s/nul.csv", fx->dir);
+	FILE *f = fopen(fx->path, "wb");
+	assert_non_null(f);
+	fwrite(nul, 1, sizeof nul - 1, f);
+	fclose(f);
+	runs_init(&rs);
+	err_clear(&err);
+	assert_int_equal(runs_load(&rs, fx->path, &err), TCPSIM_EUSAGE);
+	snprintf(want, sizeof want, "%s:2: NUL byte in the file", fx->path);
+	if (!strstr(err.msg, want))
+		fail_msg("NUL cell: '%s', want '%s'", err.msg, want);
+	assert_int_equal(rs.n, 0);
+
+	err_clear(&err);
+	assert_int_equal(runs_load(&rs, "/dev/zero", &err), TCPSIM_EUSAGE);
+	assert_non_null(strstr(err.msg, "/dev/zero:1: NUL byte"));
+
+	snprintf(fx->path, sizeof(fx->path), "%s/endless.csv", fx->dir);
+	f = fopen(fx->path, "wb");
+	assert_non_null(f);
+	fputs(HDR "\na,s,c.cfg,", f);
+	for (int i = 0; i < 2 << 20; i++)
+		putc('x', f);
+	fclose(f);
+	err_clear(&err);
+	assert_int_equal(runs_load(&rs, fx->path, &err), TCPSIM_EUSAGE);
+	snprintf(want, sizeof want, "%s:2: a record longer than 1 MiB", fx->path);
+	if (!strstr(err.msg, want))
+		fail_msg("endless record: '%s', want '%s'", err.msg, want);
+	runs_free(&rs);
+}
+
 static void test_missing_file(void **state)
 {
 	struct fixture *fx = *state;
@@ -426,6 +477,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_load_plain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_header, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bom_nul_endless, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
 		cmocka_unit_test(test_overrides_split),
 		cmocka_unit_test(test_add_errors),
