@@ -109,6 +109,9 @@ int sweepfile_next(struct sweepfile_reader *r, bool *got, struct tcpsim_err *err
 			return TCPSIM_OK;
 		}
 		r->lineno++;
+		if (memchr(r->line, '\0', (size_t)n))   /* a cell would read as its prefix */
+			return err_set(err, TCPSIM_EUSAGE, "%s:%ld: NUL byte in the file (a sweep CSV is text)",
+				       r->path, r->lineno);
 		if (r->row.raw_len == 0 && (strcmp(r->line, "\n") == 0 || strcmp(r->line, "\r\n") == 0)) {
 			r->row.line = r->lineno + 1; /* a blank line between rows */
 			continue;

@@ -760,6 +760,33 @@ static void test_many_points(void **state)
 	free(q);
 }
 
+/* A NUL byte in a sweep CSV is refused at its line, not read as a cell's prefix. */
+static void test_reader_refuses_nul(void **state)
+{
+	struct fixture *f = *state;
+	char *p = path_in(f, "nul.csv");
+	static const char text[] = "point,rep,seed,link.mtu\n0,0,1,15\0" "00\n";
+	struct sweepfile_reader r;
+	struct tcpsim_err err = {0};
+	char want[300];
+	bool got;
+	FILE *fp = fopen(p, "wb");
+
+	assert_non_null(fp);
+	fwrite(text, 1, sizeof text - 1, fp);
+	fclose(fp);
+	assert_int_equal(sweepfile_open(&r, p, &err), 0);
+	assert_int_equal(sweepfile_next(&r, &got, &err), 0);
+	assert_true(got);
+	assert_int_equal(sweepfile_next(&r, &got, &err), TCPSIM_EUSAGE);
+	snprintf(want, sizeof want, "%s:2: NUL byte", p);
+	if (!strstr(err.msg, want))
+		fail_msg("'%s', want '%s'", err.msg, want);
+	sweepfile_close(&r);
+	unlink(p);
+	free(p);
+}
+
 static void test_columns(void **state)
 {
 	struct fixture *f = *state;
@@ -803,6 +830,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_invalid_point_fails_early, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_points, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_columns, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reader_refuses_nul, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
