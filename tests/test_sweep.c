@@ -20,6 +20,7 @@
 #include <string.h>
 #include <pthread.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -760,6 +761,36 @@ static void test_many_points(void **state)
 	free(q);
 }
 
+/* A sweep beyond SWEEP_MAX_RUNS is refused at once with its size, before
+ * the pre-check or the --resume bitmap (that once asked for 115 GB), and
+ * writes nothing. */
+static void test_size_bound(void **state)
+{
+	struct fixture *f = *state;
+	char *out = path_in(f, "huge.csv");
+	struct tcpsim_err err = {0};
+	struct stat stb;
+
+	/* 64036 MTUs x 65473 buffer sizes: about 4.2e9 points */
+	add_axes(&f->sw, (const char *const[]){"link.mtu=1500:65535:1", "tcp.sndbuf=64K:64M:1K"}, 2);
+	assert_true(f->sw.n_points > SWEEP_MAX_RUNS);
+	assert_int_equal(run_into(&f->sw, out, 1, 1, 1, false, fake_run_fast, 0, NULL, &err), TCPSIM_EUSAGE);
+	if (!strstr(err.msg, "the sweep has 4192629028 points x 1 reps = 4.19e+09 runs, more than the 100000000"))
+		fail_msg("unsharded: '%s'", err.msg);
+	assert_int_equal(stat(out, &stb), -1);
+
+	/* sharded and resumed: the shard's own size, still before allocating */
+	FILE *fp = fopen(out, "w");
+	assert_non_null(fp);
+	fputs("point,rep,seed\n", fp);
+	fclose(fp);
+	err_clear(&err);
+	assert_int_equal(run_into(&f->sw, out, 1, 3, 10, true, fake_run_fast, 0, NULL, &err), TCPSIM_EUSAGE);
+	if (!strstr(err.msg, "419262903 points x 1 reps in shard 3/10") || !strstr(err.msg, "N >= 42)"))
+		fail_msg("sharded: '%s'", err.msg);
+	free(out);
+}
+
 /* A NUL byte in a sweep CSV is refused at its line, not read as a cell's prefix. */
 static void test_reader_refuses_nul(void **state)
 {
@@ -831,6 +862,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_many_points, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_columns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_refuses_nul, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_size_bound, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
