@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <csv.h>
 #include <gsl/gsl_sort.h>
@@ -314,6 +315,7 @@ int cmd_validate(int argc, char **argv)
 	}
 	if ((rc = calibcli_load(&o, &rs, &cr, &cs, &err)) != TCPSIM_OK)
 		goto fail;
+	cs.run_progress = isatty(STDERR_FILENO) ? stderr : NULL;
 	if (o.targets && (rc = targets_load(&ts, o.targets, &err)) != TCPSIM_OK) {
 		rc = rc == TCPSIM_EIO ? TCPSIM_EUSAGE : rc;
 		goto fail;

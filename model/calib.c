@@ -357,21 +357,43 @@ struct batch {
 	int *rc;
 	int n;
 	atomic_int next;
+	atomic_int done;
+	FILE *progress;  /* worker 0 prints "N/M runs" here, or NULL */
 };
+
+static double batch_now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void batch_work(struct batch *b, bool show)
+{
+	double last = show ? batch_now_s() : 0;
+	int i;
+	while ((i = atomic_fetch_add(&b->next, 1)) < b->n) {
+		b->rc[i] = b->run(&b->sc[i], &b->out[i], &b->errs[i]);
+		int done = atomic_fetch_add(&b->done, 1) + 1;
+		if (show && (done == 1 || batch_now_s() - last >= 0.5)) {
+			last = batch_now_s();
+			fprintf(b->progress, "\r\033[K%d/%d runs simulated (%.1f%%)", done, b->n,
+				100.0 * done / b->n);
+			fflush(b->progress);
+		}
+	}
+}
 
 static void *batch_worker(void *arg)
 {
-	struct batch *b = arg;
-	int i;
-	while ((i = atomic_fetch_add(&b->next, 1)) < b->n)
-		b->rc[i] = b->run(&b->sc[i], &b->out[i], &b->errs[i]);
+	batch_work(arg, false);
 	return NULL;
 }
 
-int calib_run_batch(calib_run_fn run, const struct scenario *sc, struct metrics *out, int n,
-		    int jobs, struct tcpsim_err *err)
+static int run_batch(calib_run_fn run, const struct scenario *sc, struct metrics *out, int n, int jobs,
+		     FILE *progress, struct tcpsim_err *err)
 {
-	struct batch b = {.run = run, .sc = sc, .out = out, .n = n};
+	struct batch b = {.run = run, .sc = sc, .out = out, .n = n, .progress = progress};
 	pthread_t *tid;
 	int started = 0, rc = TCPSIM_OK;
 
@@ -380,6 +402,7 @@ int calib_run_batch(calib_run_fn run, const struct scenario *sc, struct metrics 
 	b.errs = xcalloc((size_t)n, sizeof(*b.errs));
 	b.rc = xcalloc((size_t)n, sizeof(*b.rc));
 	atomic_init(&b.next, 0);
+	atomic_init(&b.done, 0);
 	if (jobs > n)
 		jobs = n;
 	tid = xcalloc((size_t)(jobs > 1 ? jobs - 1 : 1), sizeof(*tid));
@@ -387,9 +410,13 @@ int calib_run_batch(calib_run_fn run, const struct scenario *sc, struct metrics 
 	for (int t = 1; t < jobs; t++)
 		if (pthread_create(&tid[started], NULL, batch_worker, &b) == 0)
 			started++;
-	batch_worker(&b);
+	batch_work(&b, progress != NULL);
 	for (int t = 0; t < started; t++)
 		pthread_join(tid[t], NULL);
+	if (progress) {
+		fputs("\r\033[K", progress);
+		fflush(progress);
+	}
 	for (int i = 0; i < n; i++) {
 		if (b.rc[i] != TCPSIM_OK) {
 			rc = err_set(err, b.rc[i], "%s", b.errs[i].msg[0] ? b.errs[i].msg : "simulation failed");
@@ -400,6 +427,12 @@ int calib_run_batch(calib_run_fn run, const struct scenario *sc, struct metrics 
 	free(b.rc);
 	free(b.errs);
 	return rc;
+}
+
+int calib_run_batch(calib_run_fn run, const struct scenario *sc, struct metrics *out, int n,
+		    int jobs, struct tcpsim_err *err)
+{
+	return run_batch(run, sc, out, n, jobs, NULL, err);
 }
 
 /* ---- transform --------------------------------------------------------------- */
@@ -985,7 +1018,7 @@ static int predict_each(const struct calib_setup *cs, const struct calib_runs *c
 		k++;
 	}
 	if (!rc)
-		rc = calib_run_batch(cs->run, sc, m, k, cs->jobs, err);
+		rc = run_batch(cs->run, sc, m, k, cs->jobs, cs->run_progress, err);
 	if (!rc)
 		for (int j = 0; j < k; j++)
 			out[idx[j]] = m[j];

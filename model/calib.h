@@ -102,6 +102,7 @@ struct calib_setup {
 	bool keep_jitter;          /* false: run.cost_jitter = 0 */
 	calib_run_fn run;          /* tcpsim_run, or a double in tests */
 	FILE *progress;            /* one line per iteration, or NULL */
+	FILE *run_progress;        /* predictions: "N/M runs simulated", redrawn (a terminal), or NULL */
 };
 
 /* Defaults: no parameter, weight 1 for every metric, the default step and
