@@ -40,6 +40,7 @@
 
 #include "config.h"
 #include "cost.h"
+#include "datadir.h"
 #include "tcpsim.h"
 #include "util.h"
 
@@ -306,7 +307,15 @@ int calib_runs_build(struct calib_runs *cr, const struct run_set *rs, const char
 
 		run_where(r, where, sizeof(where));
 		config_defaults(sc);
-		if (config_load(sc, r->scenario, &e) != TCPSIM_OK)
+		char *path = runs_scenario_path(r);
+		if (!path)
+			return err_set(err, TCPSIM_EUSAGE,
+				       "%s: scenario: cannot find '%s' beside %s or above it, in the current "
+				       "directory or in %s", where, r->scenario, r->file ? r->file : "the runs",
+				       datadir_path());
+		int loaded = config_load(sc, path, &e);
+		free(path);
+		if (loaded != TCPSIM_OK)
 			return err_set(err, TCPSIM_EUSAGE, "%s: scenario: %s", where, e.msg);
 		if (profile && config_load(sc, profile, &e) != TCPSIM_OK)
 			return err_set(err, TCPSIM_EUSAGE, "%s: profile: %s", where, e.msg);

@@ -41,6 +41,7 @@
 
 #include <ini.h>
 
+#include "datadir.h"
 #include "util.h"
 
 #define CONFIG_INCLUDE_MAX 8   /* nested include levels below the top file */
@@ -1616,13 +1617,18 @@ void config_dump(const struct scenario *sc, FILE *f, const char *prefix)
 int config_load_with_overrides(struct scenario *sc, const char *path, const char *const *overrides, int n,
 			       struct tcpsim_err *err)
 {
+	/* a relative path that names nothing here may name a shipped scenario */
+	char *found = datadir_find(path);
+	int rc;
+
 	config_defaults(sc);
-	if (config_load(sc, path, err))
-		return err->code;
+	rc = config_load(sc, found ? found : path, err);
+	free(found);
+	if (rc)
+		return rc;
 	for (int i = 0; i < n; i++) {
 		size_t len = strlen(overrides[i]) + 4;
 		char *origin = xmalloc(len);
-		int rc;
 		snprintf(origin, len, "-s %s", overrides[i]);
 		rc = config_override(sc, overrides[i], origin, err);
 		free(origin);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "csvread.h"
+#include "datadir.h"
 #include "util.h"
 
 enum run_col {
@@ -275,6 +276,45 @@ void runs_free(struct run_set *rs)
 		run_release(&rs->runs[i]);
 	free(rs->runs);
 	memset(rs, 0, sizeof(*rs));
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+char *runs_scenario_path(const struct recorded_run *r)
+{
+	const char *s = r->scenario;
+	char *dir, *cand;
+
+	if (s[0] == '/')
+		return xstrdup(s);
+	dir = r->file ? realpath(r->file, NULL) : NULL;
+	while (dir) {
+		char *slash = strrchr(dir, '/');
+		if (!slash) {
+			free(dir);
+			break;
+		}
+		*slash = '\0';   /* the directory above; "" is / */
+		cand = datadir_join(*dir ? dir : "/", s);
+		if (datadir_exists(cand)) {
+			free(dir);
+			if (same_file(cand, s)) {
+				free(cand);
+				return xstrdup(s);
+			}
+			return cand;
+		}
+		free(cand);
+		if (!*dir) {
+			free(dir);
+			break;
+		}
+	}
+	return datadir_find(s);
 }
 
 const struct recorded_run *runs_find(const struct run_set *rs, const char *id)
