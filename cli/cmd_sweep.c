@@ -49,7 +49,8 @@ static void sweep_usage(FILE *f)
 	      "  --resume        keep the rows OUT.csv has and run only the missing ones\n"
 	      "  --merge         join shard files (each with its .cfg) into the one-machine CSV\n"
 	      "  --columns C     print columns of a CSV tab-separated (input for gnuplot)\n"
-	      "Progress (runs done/total, rate, ETA) goes to stderr when it is a terminal.\n"
+	      "Progress (the check of every point, then runs done/total, rate, ETA) goes to\n"
+	      "stderr when it is a terminal.  At most 100000000 runs (points x reps) per shard.\n"
 	      "SIGINT/SIGTERM: runs in flight finish, every finished row is kept; --resume continues.\n",
 	      f);
 }

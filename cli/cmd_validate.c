@@ -45,7 +45,10 @@ static void validate_usage(FILE *f)
 	      "  --train-where K=V,. fit on the runs whose key K has one of the values; predict the others\n"
 	      "  --targets T.csv     checks to print as met / MISSED (see model/targets.h)\n"
 	      "  --miss PCT          flag rows with |error| above PCT (default 25)\n"
-	      "  --format csv        id,metric,measured,predicted,error_pct,held_out\n", f);
+	      "  --format csv        id,metric,measured,predicted,error_pct,held_out\n"
+	      "  A run's scenario path is looked for beside its CSV and above it, in the current\n"
+	      "  directory, then in the installed data directory.  On a terminal, stderr counts\n"
+	      "  the runs simulated.\n", f);
 }
 
 struct row {
