@@ -7,8 +7,9 @@
  * an optional profile (validate --profile), the run's overrides column
  * through config_set, config_validate.  An evaluation copies the base,
  * sets the candidate parameters through config_set and validates again.
- * Paths in the scenario column are relative to the working directory (the
- * repository root).
+ * Paths in the scenario column are resolved by runs_scenario_path (beside
+ * the CSV and above it, the working directory, the installed data
+ * directory).
  *
  * Fit.  Weighted non-linear least squares (GSL multifit_nlinear, trust
  * region with Levenberg-Marquardt steps) on relative errors: one residual
