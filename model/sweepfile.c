@@ -320,8 +320,10 @@ static int sweep_from_sidecar(struct sweep *sw, const char *csv_path, const stru
 		line[n] = '\0';
 		if (strncmp(line, "# sweep.vary = ", 15) == 0)
 			rc = sweep_add_axis(sw, line + 15, err);
-		else if (strncmp(line, "# sweep.reps = ", 15) == 0)
-			sw->reps = atoi(line + 15);
+		else if (strncmp(line, "# sweep.reps = ", 15) == 0) {
+			long reps;   /* whole, in range: else "bad sweep.reps" below */
+			sw->reps = parse_long_in(line + 15, 1, 1000000, &reps) ? (int)reps : 0;
+		}
 		free(line);
 		p = nl ? nl + 1 : p + n;
 	}
@@ -336,6 +338,8 @@ static int sweep_from_sidecar(struct sweep *sw, const char *csv_path, const stru
 			rc = err_set(err, TCPSIM_EUSAGE, "%s:%ld: not a sweep sidecar written by this tcpsim", path, l);
 		free(text);
 	}
+	if (rc != TCPSIM_OK)
+		sweep_release(sw);   /* the caller releases only a sweep that was built */
 	free(path);
 	return rc;
 }

@@ -53,6 +53,14 @@ printf 'id,source,scenario,overrides,throughput_mbps\nr1,s,scenarios/loopback-64
 refused "NUL in a numeric CSV cell" "nul.csv:2: NUL byte" -- validate "$TMP/nul.csv"
 refused "validate /dev/zero" "/dev/zero:1: NUL byte" -- validate /dev/zero
 
+# --- a sweep's sidecar: numbers read whole ---------------------------------
+for k in 1 2; do
+	"$TCPSIM" sweep "$cfg" -s run.duration=300ms --vary link.mtu=1500,9000 --shard $k/2 -o "$TMP/s$k.csv" 2>/dev/null ||
+		bad "shard $k/2" "sweep failed"
+	sed -i 's/^# sweep.reps = 1$/# sweep.reps = 1x/' "$TMP/s$k.csv.cfg"
+done
+refused "sweep.reps = 1x in a sidecar" "s1.csv.cfg: bad sweep.reps" -- sweep --merge -o "$TMP/m.csv" "$TMP/s1.csv" "$TMP/s2.csv"
+
 # --- sweep sizes and progress ----------------------------------------------
 refused "a sweep of 4e9 points is refused at once" "points x 1 reps = 4.19e+09 runs, more than the 100000000" -- \
 	sweep "$cfg" --vary link.mtu=1500:65535:1 --vary tcp.sndbuf=64K:64M:1K -o "$TMP/huge.csv"
