@@ -316,9 +316,10 @@ int cmd_validate(int argc, char **argv)
 			validate_usage(stdout);
 		goto done;
 	}
+	cr.progress = isatty(STDERR_FILENO) ? stderr : NULL;
 	if ((rc = calibcli_load(&o, &rs, &cr, &cs, &err)) != TCPSIM_OK)
 		goto fail;
-	cs.run_progress = isatty(STDERR_FILENO) ? stderr : NULL;
+	cs.run_progress = cr.progress;
 	if (o.targets && (rc = targets_load(&ts, o.targets, &err)) != TCPSIM_OK) {
 		rc = rc == TCPSIM_EIO ? TCPSIM_EUSAGE : rc;
 		goto fail;

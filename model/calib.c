@@ -294,13 +294,27 @@ static void run_where(const struct recorded_run *r, char *buf, size_t n)
 		snprintf(buf, n, "run '%s'", r->id);
 }
 
-int calib_runs_build(struct calib_runs *cr, const struct run_set *rs, const char *profile,
-		     bool keep_jitter, struct tcpsim_err *err)
+static double batch_now_s(void)
 {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int runs_build(struct calib_runs *cr, const struct run_set *rs, const char *profile,
+		      bool keep_jitter, struct tcpsim_err *err)
+{
+	double last = batch_now_s();
+
 	cr->rs = rs;
 	cr->base = xcalloc((size_t)(rs->n > 0 ? rs->n : 1), sizeof(*cr->base));
 	for (int i = 0; i < rs->n; i++) {
 		const struct recorded_run *r = &rs->runs[i];
+		if (cr->progress && (i & 255) == 255 && batch_now_s() - last >= 0.5) {
+			last = batch_now_s();
+			fprintf(cr->progress, "\r\033[K%d/%d scenarios loaded", i + 1, rs->n);
+			fflush(cr->progress);
+		}
 		struct scenario *sc = &cr->base[i];
 		struct tcpsim_err e = {0};
 		char where[512], origin[600];
@@ -330,6 +344,17 @@ int calib_runs_build(struct calib_runs *cr, const struct run_set *rs, const char
 			return err_set(err, TCPSIM_EUSAGE, "%s: %s", where, e.msg);
 	}
 	return TCPSIM_OK;
+}
+
+int calib_runs_build(struct calib_runs *cr, const struct run_set *rs, const char *profile,
+		     bool keep_jitter, struct tcpsim_err *err)
+{
+	int rc = runs_build(cr, rs, profile, keep_jitter, err);
+	if (cr->progress) {   /* an error message starts on a clean line */
+		fputs("\r\033[K", cr->progress);
+		fflush(cr->progress);
+	}
+	return rc;
 }
 
 void calib_runs_free(struct calib_runs *cr)
@@ -369,13 +394,6 @@ struct batch {
 	atomic_int done;
 	FILE *progress;  /* worker 0 prints "N/M runs" here, or NULL */
 };
-
-static double batch_now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void batch_work(struct batch *b, bool show)
 {

@@ -133,6 +133,7 @@ int calib_parse_weights(struct calib_setup *cs, const char *list, struct tcpsim_
 struct calib_runs {
 	const struct run_set *rs;  /* not owned */
 	struct scenario *base;     /* [rs->n] */
+	FILE *progress;            /* set before calib_runs_build: "N/M scenarios loaded", redrawn, or NULL */
 };
 
 int calib_runs_build(struct calib_runs *cr, const struct run_set *rs, const char *profile,

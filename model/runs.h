@@ -67,6 +67,11 @@ struct recorded_run {
 struct run_set {
 	struct recorded_run *runs;
 	int n, cap;
+	/* ids -> index into runs, for the duplicate checks (runs.c; a set of
+	 * 200k runs must not be O(n^2) to load): open addressing, -1 = empty,
+	 * covering runs[0..id_indexed) */
+	int *id_index;
+	int id_index_cap, id_indexed;
 };
 
 void runs_init(struct run_set *rs);
