@@ -761,6 +761,62 @@ static void test_many_points(void **state)
 	free(q);
 }
 
+/* --resume of shard 2/3 with 2 reps: the bitmap counts the shard's runs
+ * only; a prefix and a file with a row missing in the middle both end as
+ * the uninterrupted shard (the same rows; the prefix byte for byte). */
+static void test_resume_shard(void **state)
+{
+	struct fixture *f = *state;
+	char *full = path_in(f, "full.csv"), *part = path_in(f, "part.csv");
+	struct tcpsim_err err = {0};
+	struct sweep_stats st;
+	size_t full_len, part_len;
+	char *want, *got;
+
+	add_axes(&f->sw, (const char *const[]){"link.mtu=1500,4000,9000,16000,32000", "offload.tso=on,off"}, 2);
+	f->sw.reps = 2;
+	run_ok(&f->sw, full, 2, 2, 3, false, fake_run_fast, 0);
+	want = slurp(full, &full_len);
+	assert_int_equal(count_lines(full), 1 + 3 * 2);   /* points 1, 4, 7 */
+
+	for (int cut = 0; cut < 2; cut++) {
+		/* cut 0: header and the first 3 rows; cut 1: every row but the 3rd */
+		char *nl = want;
+		int line = 0;
+		FILE *fp = fopen(part, "w");
+		assert_non_null(fp);
+		for (const char *p = want; p < want + full_len; p = nl + 1, line++) {
+			nl = strchr(p, '\n');
+			if ((cut == 0 && line < 4) || (cut == 1 && line != 3))
+				fwrite(p, 1, (size_t)(nl - p + 1), fp);
+		}
+		fclose(fp);
+		char *side = path_in(f, "part.csv.cfg"), *fside = path_in(f, "full.csv.cfg");
+		size_t sl;
+		char *stext = slurp(fside, &sl);
+		fp = fopen(side, "w");
+		assert_non_null(fp);
+		fwrite(stext, 1, sl, fp);
+		fclose(fp);
+		free(stext);
+		free(side);
+		free(fside);
+		err_clear(&err);
+		if (run_into(&f->sw, part, 2, 2, 3, true, fake_run_fast, 0, &st, &err) != TCPSIM_OK)
+			fail_msg("resume (cut %d): %s", cut, err.msg);
+		assert_int_equal(st.rows_before, cut == 0 ? 3 : 5);
+		assert_int_equal(st.rows_written, cut == 0 ? 3 : 1);
+		got = slurp(part, &part_len);
+		assert_int_equal(part_len, full_len);
+		if (cut == 0)
+			assert_memory_equal(got, want, full_len);
+		free(got);
+	}
+	free(want);
+	free(full);
+	free(part);
+}
+
 /* A sweep beyond SWEEP_MAX_RUNS is refused at once with its size, before
  * the pre-check or the --resume bitmap (that once asked for 115 GB), and
  * writes nothing. */
@@ -863,6 +919,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_columns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reader_refuses_nul, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_size_bound, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resume_shard, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
