@@ -398,11 +398,13 @@ struct batch {
 static void batch_work(struct batch *b, bool show)
 {
 	double last = show ? batch_now_s() : 0;
+	bool first = true;   /* the first line comes with worker 0's first run */
 	int i;
 	while ((i = atomic_fetch_add(&b->next, 1)) < b->n) {
 		b->rc[i] = b->run(&b->sc[i], &b->out[i], &b->errs[i]);
 		int done = atomic_fetch_add(&b->done, 1) + 1;
-		if (show && (done == 1 || batch_now_s() - last >= 0.5)) {
+		if (show && (first || batch_now_s() - last >= 0.5)) {
+			first = false;
 			last = batch_now_s();
 			fprintf(b->progress, "\r\033[K%d/%d runs simulated (%.1f%%)", done, b->n,
 				100.0 * done / b->n);
