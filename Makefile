@@ -6,6 +6,9 @@
 #   make validate   calibrate and validate against the recorded reports
 #   make fuzz       build the libFuzzer targets (tests/fuzz/) and run each for
 #                   FUZZ_SECONDS; make fuzz-merge adds what they found to the corpora
+#   make install    tcpsim, its tools, scenarios, recorded runs and help under
+#                   PREFIX (/usr/local); DESTDIR stages, bindir etc. as in GNU
+#   make uninstall
 #   make clean
 #
 # Objects live under build/<mode>/ so the optimised and the sanitizer builds
@@ -43,12 +46,27 @@ FUZZ_PROBE    = { mkdir -p $(FUZZ) && \
 	printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return !d + (int)n; }\n' >$(FUZZ)/probe.c && \
 	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ)/probe.c -o $(FUZZ)/probe >/dev/null 2>&1; }
 
+# Installation directories, named as GNU's coding standards name them.
+PREFIX        ?= /usr/local
+prefix        ?= $(PREFIX)
+exec_prefix   ?= $(prefix)
+bindir        ?= $(exec_prefix)/bin
+libexecdir    ?= $(exec_prefix)/libexec
+datarootdir   ?= $(prefix)/share
+datadir       ?= $(datarootdir)
+docdir        ?= $(datarootdir)/doc/tcpsim
+pkgdatadir     = $(datadir)/tcpsim
+pkglibexecdir  = $(libexecdir)/tcpsim
+INSTALL       ?= install
+# The scripts installed beside the tool programs (the others work on a checkout).
+TOOL_SCRIPTS  := plot-sweep sweep-merge sweep-parallel sweep-slurm.sh
+
 REL_MODEL_OBJ := $(MODEL_SRC:%.c=$(REL)/%.o)
 ASN_MODEL_OBJ := $(MODEL_SRC:%.c=$(ASN)/%.o)
 TOOL_BIN  := $(TOOL_SRC:tools/%.c=tools/bin/%)
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(ASN)/tests/%)
 
-.PHONY: all run check bench clean deps validate plots live fuzz fuzz-build fuzz-merge
+.PHONY: all run check bench clean deps validate plots live fuzz fuzz-build fuzz-merge install uninstall FORCE
 all: tcpsim $(TOOL_BIN)
 
 deps:
@@ -144,6 +162,36 @@ fuzz-merge: deps
 	done
 
 fuzz-build: $(FUZZ_BIN)
+# --- installation ---------------------------------------------------------
+# datadir.o carries $(pkgdatadir): rebuilt when the directory changes (the
+# stamp's content, not its age, says so).
+build/datadir.txt: FORCE
+	@mkdir -p $(@D)
+	@echo '$(pkgdatadir)' | cmp -s - $@ || echo '$(pkgdatadir)' > $@
+$(REL)/model/datadir.o $(ASN)/model/datadir.o: build/datadir.txt
+$(REL)/model/datadir.o $(ASN)/model/datadir.o: CPPFLAGS += -DTCPSIM_DATADIR='"$(pkgdatadir)"'
+
+# The scripts find the installed tcpsim ($TCPSIM still wins); the help is
+# every --help text in one file.
+install: all
+	$(INSTALL) -d '$(DESTDIR)$(bindir)' '$(DESTDIR)$(pkglibexecdir)' '$(DESTDIR)$(pkgdatadir)' '$(DESTDIR)$(docdir)'
+	$(INSTALL) -m 755 tcpsim '$(DESTDIR)$(bindir)/tcpsim'
+	$(INSTALL) -m 755 $(TOOL_BIN) '$(DESTDIR)$(pkglibexecdir)/'
+	for s in $(TOOL_SCRIPTS); do \
+		sed 's|^tcpsim=$${TCPSIM:-}$$|tcpsim=$${TCPSIM:-$(bindir)/tcpsim}|' tools/$$s > '$(DESTDIR)$(pkglibexecdir)/'$$s && \
+		chmod 755 '$(DESTDIR)$(pkglibexecdir)/'$$s || exit 1; \
+	done
+	rm -rf '$(DESTDIR)$(pkgdatadir)/scenarios' '$(DESTDIR)$(pkgdatadir)/validation'
+	cp -R scenarios validation '$(DESTDIR)$(pkgdatadir)/'
+	chmod -R u=rwX,go=rX '$(DESTDIR)$(pkgdatadir)'
+	$(INSTALL) -m 644 README.md '$(DESTDIR)$(docdir)/README.md'
+	{ ./tcpsim --help; for c in run compare sweep calibrate validate; do echo; ./tcpsim $$c --help; done; \
+	  echo; ./tcpsim --help-config; } > '$(DESTDIR)$(docdir)/tcpsim.txt'
+	chmod 644 '$(DESTDIR)$(docdir)/tcpsim.txt'
+
+uninstall:
+	rm -f '$(DESTDIR)$(bindir)/tcpsim'
+	rm -rf '$(DESTDIR)$(pkglibexecdir)' '$(DESTDIR)$(pkgdatadir)' '$(DESTDIR)$(docdir)'
 
 # --- optimised build -------------------------------------------------------
 $(REL)/%.o: %.c

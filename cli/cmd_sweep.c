@@ -53,7 +53,8 @@ static void sweep_usage(FILE *f)
 	      "  --columns C     print columns of a CSV tab-separated (input for gnuplot)\n"
 	      "  --numeric C     of those, print the key columns as numbers in the key's base\n"
 	      "                  unit (64K -> 65536 bytes, 1us -> 1000 ns, on -> 1)\n"
-	      "Progress (runs done/total, rate, ETA) goes to stderr when it is a terminal.\n"
+	      "Progress (the check of every point, then runs done/total, rate, ETA) goes to\n"
+	      "stderr when it is a terminal.  At most 100000000 runs (points x reps) per shard.\n"
 	      "SIGINT/SIGTERM: runs in flight finish, every finished row is kept; --resume continues.\n",
 	      f);
 }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <csv.h>
 #include <gsl/gsl_sort.h>
@@ -45,7 +46,10 @@ static void validate_usage(FILE *f)
 	      "  --train-where K=V,. fit on the runs whose key K has one of the values; predict the others\n"
 	      "  --targets T.csv     checks to print as met / MISSED (see model/targets.h)\n"
 	      "  --miss PCT          flag rows with |error| above PCT (default 25)\n"
-	      "  --format csv        id,metric,measured,predicted,error_pct,held_out\n", f);
+	      "  --format csv        id,metric,measured,predicted,error_pct,held_out\n"
+	      "  A run's scenario path is looked for beside its CSV and above it, in the current\n"
+	      "  directory, then in the installed data directory.  On a terminal, stderr counts\n"
+	      "  the runs simulated.\n", f);
 }
 
 struct row {
@@ -388,8 +392,10 @@ int cmd_validate(int argc, char **argv)
 	}
 	if ((rc = calibcli_check_output(&o)) != 0)
 		goto done;
+	cr.progress = isatty(STDERR_FILENO) ? stderr : NULL;
 	if ((rc = calibcli_load(&o, &rs, &cr, &cs, &err)) != TCPSIM_OK)
 		goto fail;
+	cs.run_progress = cr.progress;
 	if (o.targets && (rc = targets_load(&ts, o.targets, &err)) != TCPSIM_OK) {
 		rc = rc == TCPSIM_EIO ? TCPSIM_EUSAGE : rc;
 		goto fail;

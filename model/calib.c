@@ -41,6 +41,7 @@
 
 #include "config.h"
 #include "cost.h"
+#include "datadir.h"
 #include "tcpsim.h"
 #include "util.h"
 
@@ -294,20 +295,42 @@ static void run_where(const struct recorded_run *r, char *buf, size_t n)
 		snprintf(buf, n, "run '%s'", r->id);
 }
 
-int calib_runs_build(struct calib_runs *cr, const struct run_set *rs, const char *profile,
-		     bool keep_jitter, struct tcpsim_err *err)
+static double batch_now_s(void)
 {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int runs_build(struct calib_runs *cr, const struct run_set *rs, const char *profile,
+		      bool keep_jitter, struct tcpsim_err *err)
+{
+	double last = batch_now_s();
+
 	cr->rs = rs;
 	cr->base = xcalloc((size_t)(rs->n > 0 ? rs->n : 1), sizeof(*cr->base));
 	for (int i = 0; i < rs->n; i++) {
 		const struct recorded_run *r = &rs->runs[i];
+		if (cr->progress && (i & 255) == 255 && batch_now_s() - last >= 0.5) {
+			last = batch_now_s();
+			fprintf(cr->progress, "\r\033[K%d/%d scenarios loaded", i + 1, rs->n);
+			fflush(cr->progress);
+		}
 		struct scenario *sc = &cr->base[i];
 		struct tcpsim_err e = {0};
 		char where[512], origin[600];
 
 		run_where(r, where, sizeof(where));
 		config_defaults(sc);
-		if (config_load(sc, r->scenario, &e) != TCPSIM_OK)
+		char *path = runs_scenario_path(r);
+		if (!path)
+			return err_set(err, TCPSIM_EUSAGE,
+				       "%s: scenario: cannot find '%s' beside %s or above it, in the current "
+				       "directory or in %s", where, r->scenario, r->file ? r->file : "the runs",
+				       datadir_path());
+		int loaded = config_load(sc, path, &e);
+		free(path);
+		if (loaded != TCPSIM_OK)
 			return err_set(err, TCPSIM_EUSAGE, "%s: scenario: %s", where, e.msg);
 		if (profile && config_load(sc, profile, &e) != TCPSIM_OK)
 			return err_set(err, TCPSIM_EUSAGE, "%s: profile: %s", where, e.msg);
@@ -322,6 +345,17 @@ int calib_runs_build(struct calib_runs *cr, const struct run_set *rs, const char
 			return err_set(err, TCPSIM_EUSAGE, "%s: %s", where, e.msg);
 	}
 	return TCPSIM_OK;
+}
+
+int calib_runs_build(struct calib_runs *cr, const struct run_set *rs, const char *profile,
+		     bool keep_jitter, struct tcpsim_err *err)
+{
+	int rc = runs_build(cr, rs, profile, keep_jitter, err);
+	if (cr->progress) {   /* an error message starts on a clean line */
+		fputs("\r\033[K", cr->progress);
+		fflush(cr->progress);
+	}
+	return rc;
 }
 
 void calib_runs_free(struct calib_runs *cr)
@@ -358,21 +392,38 @@ struct batch {
 	int *rc;
 	int n;
 	atomic_int next;
+	atomic_int done;
+	FILE *progress;  /* worker 0 prints "N/M runs" here, or NULL */
 };
+
+static void batch_work(struct batch *b, bool show)
+{
+	double last = show ? batch_now_s() : 0;
+	bool first = true;   /* the first line comes with worker 0's first run */
+	int i;
+	while ((i = atomic_fetch_add(&b->next, 1)) < b->n) {
+		b->rc[i] = b->run(&b->sc[i], &b->out[i], &b->errs[i]);
+		int done = atomic_fetch_add(&b->done, 1) + 1;
+		if (show && (first || batch_now_s() - last >= 0.5)) {
+			first = false;
+			last = batch_now_s();
+			fprintf(b->progress, "\r\033[K%d/%d runs simulated (%.1f%%)", done, b->n,
+				100.0 * done / b->n);
+			fflush(b->progress);
+		}
+	}
+}
 
 static void *batch_worker(void *arg)
 {
-	struct batch *b = arg;
-	int i;
-	while ((i = atomic_fetch_add(&b->next, 1)) < b->n)
-		b->rc[i] = b->run(&b->sc[i], &b->out[i], &b->errs[i]);
+	batch_work(arg, false);
 	return NULL;
 }
 
-int calib_run_batch(calib_run_fn run, const struct scenario *sc, struct metrics *out, int n,
-		    int jobs, struct tcpsim_err *err)
+static int run_batch(calib_run_fn run, const struct scenario *sc, struct metrics *out, int n, int jobs,
+		     FILE *progress, struct tcpsim_err *err)
 {
-	struct batch b = {.run = run, .sc = sc, .out = out, .n = n};
+	struct batch b = {.run = run, .sc = sc, .out = out, .n = n, .progress = progress};
 	pthread_t *tid;
 	int started = 0, rc = TCPSIM_OK;
 
@@ -381,6 +432,7 @@ int calib_run_batch(calib_run_fn run, const struct scenario *sc, struct metrics 
 	b.errs = xcalloc((size_t)n, sizeof(*b.errs));
 	b.rc = xcalloc((size_t)n, sizeof(*b.rc));
 	atomic_init(&b.next, 0);
+	atomic_init(&b.done, 0);
 	if (jobs > n)
 		jobs = n;
 	tid = xcalloc((size_t)(jobs > 1 ? jobs - 1 : 1), sizeof(*tid));
@@ -388,9 +440,13 @@ int calib_run_batch(calib_run_fn run, const struct scenario *sc, struct metrics 
 	for (int t = 1; t < jobs; t++)
 		if (pthread_create(&tid[started], NULL, batch_worker, &b) == 0)
 			started++;
-	batch_worker(&b);
+	batch_work(&b, progress != NULL);
 	for (int t = 0; t < started; t++)
 		pthread_join(tid[t], NULL);
+	if (progress) {
+		fputs("\r\033[K", progress);
+		fflush(progress);
+	}
 	for (int i = 0; i < n; i++) {
 		if (b.rc[i] != TCPSIM_OK) {
 			rc = err_set(err, b.rc[i], "%s", b.errs[i].msg[0] ? b.errs[i].msg : "simulation failed");
@@ -401,6 +457,12 @@ int calib_run_batch(calib_run_fn run, const struct scenario *sc, struct metrics 
 	free(b.rc);
 	free(b.errs);
 	return rc;
+}
+
+int calib_run_batch(calib_run_fn run, const struct scenario *sc, struct metrics *out, int n,
+		    int jobs, struct tcpsim_err *err)
+{
+	return run_batch(run, sc, out, n, jobs, NULL, err);
 }
 
 /* ---- transform --------------------------------------------------------------- */
@@ -986,7 +1048,7 @@ static int predict_each(const struct calib_setup *cs, const struct calib_runs *c
 		k++;
 	}
 	if (!rc)
-		rc = calib_run_batch(cs->run, sc, m, k, cs->jobs, err);
+		rc = run_batch(cs->run, sc, m, k, cs->jobs, cs->run_progress, err);
 	if (!rc)
 		for (int j = 0; j < k; j++)
 			out[idx[j]] = m[j];

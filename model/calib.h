@@ -7,8 +7,9 @@
  * an optional profile (validate --profile), the run's overrides column
  * through config_set, config_validate.  An evaluation copies the base,
  * sets the candidate parameters through config_set and validates again.
- * Paths in the scenario column are relative to the working directory (the
- * repository root).
+ * Paths in the scenario column are resolved by runs_scenario_path (beside
+ * the CSV and above it, the working directory, the installed data
+ * directory).
  *
  * Fit.  Weighted non-linear least squares (GSL multifit_nlinear, trust
  * region with Levenberg-Marquardt steps) on relative errors: one residual
@@ -102,6 +103,7 @@ struct calib_setup {
 	bool keep_jitter;          /* false: run.cost_jitter = 0 */
 	calib_run_fn run;          /* tcpsim_run, or a double in tests */
 	FILE *progress;            /* one line per iteration, or NULL */
+	FILE *run_progress;        /* predictions: "N/M runs simulated", redrawn (a terminal), or NULL */
 };
 
 /* Defaults: no parameter, weight 1 for every metric, the default step and
@@ -131,6 +133,7 @@ int calib_parse_weights(struct calib_setup *cs, const char *list, struct tcpsim_
 struct calib_runs {
 	const struct run_set *rs;  /* not owned */
 	struct scenario *base;     /* [rs->n] */
+	FILE *progress;            /* set before calib_runs_build: "N/M scenarios loaded", redrawn, or NULL */
 };
 
 int calib_runs_build(struct calib_runs *cr, const struct run_set *rs, const char *profile,

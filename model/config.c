@@ -33,6 +33,12 @@
  * file without newlines, e.g. CR-only line ends, or binary data is refused
  * quickly) reaches inih as "key=" alone, and the handler takes the value
  * from cfg_file.value.  inih still splits section and key.
+ *
+ * Each file is first read whole into memory (cfg_slurp), so a NUL byte is
+ * refused at its line instead of cutting that line short, and an input
+ * that never ends (/dev/zero, an endless pipe) is refused after
+ * CONFIG_FILE_MAX bytes instead of hanging; a scenario piped through a
+ * FIFO or /dev/stdin still reads.
  */
 #include "config.h"
 
@@ -48,10 +54,15 @@
 
 #include <ini.h>
 
+#include "datadir.h"
 #include "util.h"
 
 #define CONFIG_INCLUDE_MAX 8   /* nested include levels below the top file */
 #define CONFIG_LINE_MAX 65536  /* characters of a key line (a comment line may be longer) */
+#define CONFIG_FILE_MAX (4L << 20) /* bytes of one .cfg file; scenarios are a few KB */
+#define KERNEL_MAJOR_MIN 2     /* host.kernel: MAJOR 2..99, MINOR and PATCH 0..999 */
+#define KERNEL_MAJOR_MAX 99
+#define KERNEL_MINOR_MAX 999
 #define HELP_WIDTH 100
 
 enum key_type { T_INT, T_U64, T_SIZE, T_DOUBLE, T_TIME, T_RATE, T_BOOL, T_ENUM, T_STRING };
@@ -147,7 +158,7 @@ static const struct row rows[] = {
 	{HKEY("llc_cpus"), .type = T_INT, HC(llc_cpus), .min = 0, .max = SCENARIO_MAX_CPUS, .def = "0",
 	 .unit = "CPUs", .help = "CPUs sharing a last-level cache (sched domain LLC); 0 = all of them"},
 	{HKEY("kernel"), .type = T_STRING, HC(kernel), .flags = F_VERSION,
-	 .def = "3.6", .unit = "", .help = "kernel version imitated, MAJOR.MINOR"},
+	 .def = "3.6", .unit = "", .help = "kernel version imitated, MAJOR.MINOR (2.0 to 99.999)"},
 	{HKEY("name"), .type = T_STRING, HC(name),
 	 .def = "atom", .unit = "", .help = "machine profile name, for reports"},
 	{HKEY("monitors"), .type = T_INT, HC(monitors), .min = 0, .max = 4096, .def = "0", .unit = "tasks",
@@ -739,14 +750,26 @@ static void fmt_number(const struct key *k, double x, char *buf, size_t n)
 	}
 }
 
+/*
+ * MAJOR.MINOR[.PATCH], each part a decimal integer in range: Linux has had
+ * majors 2 to 6 so far, minors and patch levels below 1000.  The model
+ * compares (major, minor) as ints (host_kernel_at_least), so a part that
+ * does not fit would silently read as another kernel.
+ */
 static bool version_ok(const char *s)
 {
+	static const long lo[3] = {KERNEL_MAJOR_MIN, 0, 0};
+	static const long hi[3] = {KERNEL_MAJOR_MAX, KERNEL_MINOR_MAX, KERNEL_MINOR_MAX};
 	int parts = 0;
 	for (;;) {
+		long v = 0;
 		if (!isdigit((unsigned char)*s))
 			return false;
-		while (isdigit((unsigned char)*s))
-			s++;
+		for (; isdigit((unsigned char)*s); s++)
+			if ((v = v * 10 + (*s - '0')) > hi[parts])
+				return false;
+		if (v < lo[parts])
+			return false;
 		parts++;
 		if (*s == '\0')
 			return parts >= 2;
@@ -877,7 +900,9 @@ static int value_parse(const struct key *k, const char *text, struct value *v, c
 		if (isspace((unsigned char)text[0]) || isspace((unsigned char)text[len - 1]))
 			return WHY("'%s' may not start or end with a blank", text);
 		if ((r->flags & F_VERSION) && !version_ok(text))
-			return WHY("'%s' is not a kernel version MAJOR.MINOR (e.g. 3.6)", text);
+			return WHY("'%s' is not a kernel version MAJOR.MINOR (e.g. 3.6; MAJOR %d..%d, "
+				   "MINOR and PATCH 0..%d)", text, KERNEL_MAJOR_MIN, KERNEL_MAJOR_MAX,
+				   KERNEL_MINOR_MAX);
 		memcpy(v->s, text, len + 1);
 		return 0;
 	}
@@ -1490,10 +1515,54 @@ static int cfg_on_key(void *user, const char *section, const char *name, const c
 	return key_set(cf->sc, &k, value, where, cf->err) == TCPSIM_OK;
 }
 
+/* Read all of f into *buf (len bytes, NUL-terminated): a NUL byte is an
+ * error at its line, and so is passing CONFIG_FILE_MAX bytes. */
+static int cfg_slurp(FILE *f, const char *path, char **buf, size_t *len, struct tcpsim_err *err)
+{
+	size_t cap = 8192, n = 0, got;
+	char *b = xmalloc(cap + 1);
+	int line = 1;
+
+	while ((got = fread(b + n, 1, cap - n, f)) > 0) {
+		for (size_t i = n; i < n + got; i++) {
+			if (b[i] == '\0') {
+				free(b);
+				return err_set(err, TCPSIM_EUSAGE,
+					       "%s:%d: NUL byte in the file (a scenario is text; is this a binary "
+					       "file or a device?)", path, line);
+			}
+			line += b[i] == '\n';
+		}
+		n += got;
+		if (n > (size_t)CONFIG_FILE_MAX) {
+			free(b);
+			return err_set(err, TCPSIM_EUSAGE,
+				       "%s:%d: more than %ld MiB without an end (a scenario is a small text "
+				       "file; is this a device or an endless pipe?)", path, line,
+				       CONFIG_FILE_MAX >> 20);
+		}
+		if (n == cap) {
+			cap *= 2;
+			b = xrealloc(b, cap + 1);
+		}
+	}
+	if (ferror(f)) {
+		int e = errno ? errno : EIO;
+		free(b);
+		return err_set(err, TCPSIM_EUSAGE, "cannot read scenario '%s': %s", path, strerror(e));
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return TCPSIM_OK;
+}
+
 static int cfg_parse_file(struct scenario *sc, const char *path, int depth, const struct cfg_file *parent,
 			  struct tcpsim_err *err)
 {
 	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t len = 0;
 
 	if (!f) {
 		if (parent)
@@ -1501,10 +1570,22 @@ static int cfg_parse_file(struct scenario *sc, const char *path, int depth, cons
 				       parent->path, parent->line, path, strerror(errno));
 		return err_set(err, TCPSIM_EUSAGE, "cannot open scenario '%s': %s", path, strerror(errno));
 	}
+	errno = 0;
+	int slurped = cfg_slurp(f, path, &text, &len, err);
+	fclose(f);
+	if (slurped)
+		return err->code;
+	if (len == 0) {   /* fmemopen wants a non-empty buffer; an empty file sets nothing */
+		free(text);
+		return TCPSIM_OK;
+	}
+	f = fmemopen(text, len, "r");
+	INVARIANT(f != NULL, "fmemopen: %s", strerror(errno));
 	struct cfg_file cf = {.sc = sc, .err = err, .f = f, .path = path, .depth = depth, .parent = parent};
 	int rc = ini_parse_stream(cfg_read_line, &cf, cfg_on_key, &cf);
 	fclose(f);
 	free(cf.buf);
+	free(text);
 	if (err->code)
 		return err->code;
 	if (cf.read_errno)
@@ -1659,13 +1740,18 @@ void config_dump(const struct scenario *sc, FILE *f, const char *prefix)
 int config_load_with_overrides(struct scenario *sc, const char *path, const char *const *overrides, int n,
 			       struct tcpsim_err *err)
 {
+	/* a relative path that names nothing here may name a shipped scenario */
+	char *found = datadir_find(path);
+	int rc;
+
 	config_defaults(sc);
-	if (config_load(sc, path, err))
-		return err->code;
+	rc = config_load(sc, found ? found : path, err);
+	free(found);
+	if (rc)
+		return rc;
 	for (int i = 0; i < n; i++) {
 		size_t len = strlen(overrides[i]) + 4;
 		char *origin = xmalloc(len);
-		int rc;
 		snprintf(origin, len, "-s %s", overrides[i]);
 		rc = config_override(sc, overrides[i], origin, err);
 		free(origin);

@@ -42,7 +42,9 @@ int config_set(struct scenario *sc, const char *fullkey, const char *value,
 	       const char *where, struct tcpsim_err *err);
 
 /* The whole recipe of a command line: defaults, the file, each "-s"
- * assignment in order (named "-s ARG" in errors), then config_validate. */
+ * assignment in order (named "-s ARG" in errors), then config_validate.
+ * A relative path that names nothing is looked for in the installed data
+ * directory too (datadir_find). */
 int config_load_with_overrides(struct scenario *sc, const char *path, const char *const *overrides, int n,
 			       struct tcpsim_err *err);
 

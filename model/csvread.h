@@ -8,7 +8,10 @@
  * function may change them in place) and decides what a header is.  Any
  * error -- the file, the CSV, or one the function sets -- stops the read
  * and names the file and the line.  A file without a single record is an
- * error ("empty file").
+ * error ("empty file").  A UTF-8 byte-order mark at the start is skipped;
+ * a NUL byte anywhere is an error at its line (a cell would otherwise read
+ * as its prefix), and so is a record longer than 1 MiB (an input that
+ * never ends, such as /dev/zero or an endless pipe, stops there).
  */
 #ifndef TCPSIM_CSVREAD_H
 #define TCPSIM_CSVREAD_H

@@ -20,6 +20,7 @@
 
 #include "csvread.h"
 #include "outfile.h"
+#include "datadir.h"
 #include "util.h"
 
 enum run_col {
@@ -81,13 +82,49 @@ static struct recorded_run *set_push(struct run_set *rs)
 	return r;
 }
 
-static const struct recorded_run *set_find(const struct run_set *rs, const char *id)
+/* FNV-1a, 64 bits */
+static uint64_t id_hash(const char *s)
 {
-	if (!rs)
+	uint64_t h = 14695981039346656037ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static void index_put(struct run_set *rs, int i)
+{
+	size_t mask = (size_t)rs->id_index_cap - 1, k = (size_t)id_hash(rs->runs[i].id) & mask;
+	while (rs->id_index[k] >= 0)
+		k = (k + 1) & mask;
+	rs->id_index[k] = i;
+}
+
+/* Bring the index up to rs->n runs, at most half full. */
+static void index_sync(struct run_set *rs)
+{
+	if ((size_t)rs->n * 2 >= (size_t)rs->id_index_cap) {
+		int cap = 64;
+		while (cap <= 2 * rs->n)
+			cap *= 2;
+		free(rs->id_index);
+		rs->id_index = xmalloc((size_t)cap * sizeof(int));
+		memset(rs->id_index, 0xff, (size_t)cap * sizeof(int));   /* -1 everywhere */
+		rs->id_index_cap = cap;
+		rs->id_indexed = 0;
+	}
+	for (; rs->id_indexed < rs->n; rs->id_indexed++)
+		index_put(rs, rs->id_indexed);
+}
+
+static const struct recorded_run *set_find(struct run_set *rs, const char *id)
+{
+	if (!rs || rs->n == 0)
 		return NULL;
-	for (int i = 0; i < rs->n; i++)
-		if (strcmp(rs->runs[i].id, id) == 0)
-			return &rs->runs[i];
+	index_sync(rs);
+	size_t mask = (size_t)rs->id_index_cap - 1, k = (size_t)id_hash(id) & mask;
+	for (; rs->id_index[k] >= 0; k = (k + 1) & mask)
+		if (strcmp(rs->runs[rs->id_index[k]].id, id) == 0)
+			return &rs->runs[rs->id_index[k]];
 	return NULL;
 }
 
@@ -275,12 +312,55 @@ void runs_free(struct run_set *rs)
 	for (int i = 0; i < rs->n; i++)
 		run_release(&rs->runs[i]);
 	free(rs->runs);
+	free(rs->id_index);
 	memset(rs, 0, sizeof(*rs));
+}
+
+static bool same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+char *runs_scenario_path(const struct recorded_run *r)
+{
+	const char *s = r->scenario;
+	char *dir, *cand;
+
+	if (s[0] == '/')
+		return xstrdup(s);
+	dir = r->file ? realpath(r->file, NULL) : NULL;
+	while (dir) {
+		char *slash = strrchr(dir, '/');
+		if (!slash) {
+			free(dir);
+			break;
+		}
+		*slash = '\0';   /* the directory above; "" is / */
+		cand = datadir_join(*dir ? dir : "/", s);
+		if (datadir_exists(cand)) {
+			free(dir);
+			if (same_file(cand, s)) {
+				free(cand);
+				return xstrdup(s);
+			}
+			return cand;
+		}
+		free(cand);
+		if (!*dir) {
+			free(dir);
+			break;
+		}
+	}
+	return datadir_find(s);
 }
 
 const struct recorded_run *runs_find(const struct run_set *rs, const char *id)
 {
-	return set_find(rs, id);
+	for (int i = 0; i < rs->n; i++)   /* const: no index update; a lookup, not a load */
+		if (strcmp(rs->runs[i].id, id) == 0)
+			return &rs->runs[i];
+	return NULL;
 }
 
 struct recorded_run *runs_add(struct run_set *rs, const char *id, const char *source,
@@ -325,7 +405,7 @@ struct recorded_run *runs_add(struct run_set *rs, const char *id, const char *so
 struct runs_reader {
 	const char *path;
 	struct tcpsim_err *err;
-	const struct run_set *existing;  /* checked for duplicate ids */
+	struct run_set *existing;        /* checked for duplicate ids */
 	struct run_set got;              /* rows read so far */
 
 	int rec_line;                    /* line where the current record began */

@@ -5,7 +5,10 @@
  * A recorded-run CSV has one header line and one row per run.  Columns:
  *   id         unique within a set (several files loaded together included)
  *   source     a citation: commit id, or list post title and date
- *   scenario   a .cfg path relative to the repository root
+ *   scenario   a .cfg path: absolute, or relative to the CSV's directory or
+ *              one above it (the shipped files name scenarios/... from the
+ *              top of the tree), else to the current directory, else to
+ *              the installed data directory (runs_scenario_path)
  *   overrides  "section.key=value;section.key=value" applied over it
  *   <metric>   one column per metric_table[] name (metrics.h); empty = not
  *              measured
@@ -50,7 +53,7 @@ struct run_override {
 struct recorded_run {
 	char *id;
 	char *source;
-	char *scenario;       /* .cfg path relative to the repository root */
+	char *scenario;       /* .cfg path as written (runs_scenario_path resolves it) */
 	char *overrides;      /* as written: "a.b=1;c.d=2" (may be "") */
 	char *note;           /* free text, may be "" */
 	struct run_override *ov;
@@ -64,6 +67,11 @@ struct recorded_run {
 struct run_set {
 	struct recorded_run *runs;
 	int n, cap;
+	/* ids -> index into runs, for the duplicate checks (runs.c; a set of
+	 * 200k runs must not be O(n^2) to load): open addressing, -1 = empty,
+	 * covering runs[0..id_indexed) */
+	int *id_index;
+	int id_index_cap, id_indexed;
 };
 
 void runs_init(struct run_set *rs);
@@ -83,6 +91,15 @@ struct recorded_run *runs_add(struct run_set *rs, const char *id, const char *so
 
 /* The run with this id, or NULL. */
 const struct recorded_run *runs_find(const struct run_set *rs, const char *id);
+
+/*
+ * The file r->scenario names: an absolute path as it is; a relative one
+ * beside r->file and in each directory above it, then in the current
+ * directory, then in datadir_path().  The first that exists wins (spelt
+ * as written when that is the same file, so messages stay as they were);
+ * NULL when none does.  malloc'd.
+ */
+char *runs_scenario_path(const struct recorded_run *r);
 
 /*
  * Write the whole set to path (outfile.h).  Columns: id, source,

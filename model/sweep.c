@@ -590,6 +590,12 @@ static void cursor_next(const struct sweep *sw, int shard_n, struct task_cursor 
 }
 
 static bool bit_get(const uint8_t *bits, uint64_t i) { return bits[i >> 3] & (1u << (i & 7)); }
+/* Bit of (point, rep) in a --resume bitmap: the shard's runs only, in order
+ * (point % shard_n is the same for every point of the shard). */
+static uint64_t done_bit(const struct sweep *sw, int shard_n, uint64_t point, uint32_t rep)
+{
+	return point / (uint64_t)shard_n * (uint64_t)sw->reps + rep;
+}
 static void bit_set(uint8_t *bits, uint64_t i) { bits[i >> 3] |= (uint8_t)(1u << (i & 7)); }
 
 /* ---- the engine ----------------------------------------------------------------- */
@@ -628,7 +634,7 @@ static bool stop_requested(const struct sweep_engine *e)
 static void engine_skip_done(struct sweep_engine *e)
 {
 	while (e->done && !e->next.end &&
-	       bit_get(e->done, e->next.point * (uint64_t)e->sw->reps + e->next.rep))
+	       bit_get(e->done, done_bit(e->sw, e->o->shard_n, e->next.point, e->next.rep)))
 		cursor_next(e->sw, e->o->shard_n, &e->next);
 }
 
@@ -885,12 +891,12 @@ static int resume_scan(const struct sweep *sw, const struct sweep_opts *o, const
 				     o->out_path, r.row.line, (unsigned long long)p, o->shard_k, o->shard_n);
 			break;
 		}
-		if (bit_get(done, p * (uint64_t)sw->reps + q)) {
+		if (bit_get(done, done_bit(sw, o->shard_n, p, q))) {
 			rc = err_set(err, TCPSIM_EUSAGE, "%s:%ld: point %llu rep %u appears twice",
 				     o->out_path, r.row.line, (unsigned long long)p, q);
 			break;
 		}
-		bit_set(done, p * (uint64_t)sw->reps + q);
+		bit_set(done, done_bit(sw, o->shard_n, p, q));
 		st->rows_before++;
 		if (*prefix && !c.end && c.point == p && c.rep == q)
 			cursor_next(sw, o->shard_n, &c);
@@ -936,8 +942,7 @@ static int output_prepare(const struct sweep *sw, const struct sweep_opts *o, ui
 		st->torn_bytes = (uint64_t)(stb.st_size - keep);
 		if (keep > 0) {
 			bool prefix;
-			uint64_t bits = sw->n_points * (uint64_t)sw->reps;
-			*done = xcalloc((size_t)(bits / 8 + 1), 1);
+			*done = xcalloc((size_t)(st->rows_shard / 8 + 1), 1);
 			if ((rc = resume_scan(sw, o, header, header_len, *done, st, &prefix, err)) != TCPSIM_OK)
 				goto out;
 			st->out_of_order = !prefix;
@@ -980,13 +985,49 @@ out:
 static int check_points(const struct sweep *sw, const struct sweep_opts *o, struct tcpsim_err *err)
 {
 	struct scenario *sc = xmalloc(sizeof(*sc));
+	uint64_t total = shard_rows(sw, o->shard_k, o->shard_n) / (uint64_t)sw->reps, i = 0;
+	double t0 = now_s(), last = t0;
+	bool shown = false;
 	int rc = TCPSIM_OK;
 
 	for (uint64_t p = (uint64_t)(o->shard_k - 1); p < sw->n_points && rc == TCPSIM_OK;
-	     p += (uint64_t)o->shard_n)
+	     p += (uint64_t)o->shard_n, i++) {
 		rc = sweep_point_scenario(sw, p, 0, sc, err);
+		if (o->progress && (i & 1023) == 1023 && now_s() - last >= 0.5) {
+			last = now_s();
+			fprintf(o->progress, "\r\033[Ksweep: checking point %llu/%llu (%.1f%%)",
+				(unsigned long long)i + 1, (unsigned long long)total,
+				100.0 * (double)(i + 1) / (double)total);
+			fflush(o->progress);
+			shown = true;
+		}
+	}
+	if (shown) {
+		fputs("\r\033[K", o->progress);
+		fflush(o->progress);
+	}
 	free(sc);
 	return rc;
+}
+
+/* The bound of sweep.h, before any allocation or pre-check. */
+static int check_size(const struct sweep *sw, const struct sweep_opts *o, struct tcpsim_err *err)
+{
+	uint64_t points = sw->n_points > (uint64_t)(o->shard_k - 1)
+				  ? (sw->n_points - (uint64_t)o->shard_k) / (uint64_t)o->shard_n + 1 : 0;
+	char shard[48] = "";
+
+	if (points <= SWEEP_MAX_RUNS / (uint64_t)sw->reps)
+		return TCPSIM_OK;
+	if (o->shard_n > 1)
+		snprintf(shard, sizeof shard, " in shard %d/%d", o->shard_k, o->shard_n);
+	return err_set(err, TCPSIM_EUSAGE,
+		       "the sweep has %llu points x %d reps%s = %.3g runs, more than the %llu one "
+		       "tcpsim sweep runs (narrow the --vary lists, or split it with --shard K/N, "
+		       "N >= %llu)", (unsigned long long)points, sw->reps, shard,
+		       (double)points * sw->reps, SWEEP_MAX_RUNS,
+		       (unsigned long long)(((double)sw->n_points * sw->reps + (double)SWEEP_MAX_RUNS - 1) /
+					    (double)SWEEP_MAX_RUNS));
 }
 
 int sweep_run(const struct sweep *sw, const struct sweep_opts *o, struct sweep_stats *st,
@@ -1003,6 +1044,8 @@ int sweep_run(const struct sweep *sw, const struct sweep_opts *o, struct sweep_s
 	INVARIANT(o->jobs >= 1 && o->shard_n >= 1 && o->shard_k >= 1 && o->shard_k <= o->shard_n &&
 		  sw->reps >= 1 && o->run, "bad sweep options (jobs %d, shard %d/%d, reps %d)",
 		  o->jobs, o->shard_k, o->shard_n, sw->reps);
+	if ((rc = check_size(sw, o, err)) != TCPSIM_OK)
+		return rc;
 	st->rows_shard = shard_rows(sw, o->shard_k, o->shard_n);
 	if ((rc = check_points(sw, o, err)) != TCPSIM_OK)
 		return rc;

@@ -23,7 +23,9 @@
  * the calling thread, each with one write(2), so OUT.csv is at every
  * moment a whole-row prefix of the final file and is byte-identical for
  * any -j.  Memory is O(jobs + window + values of all axes): points are
- * never materialised (plus one bit per (point, rep) when resuming).
+ * never materialised (plus one bit per run of the shard when resuming).
+ * A shard of more than SWEEP_MAX_RUNS runs is refused up front; the
+ * point-by-point pre-check and the runs report progress on o->progress.
  *
  * Stopping: when *stop becomes non-zero no new task starts; tasks in
  * flight finish and are written, so the prefix property holds and --resume
@@ -49,6 +51,11 @@
 #define SWEEP_KEY_MAX 64
 #define SWEEP_MAX_AXES 16
 #define SWEEP_MAX_VALUES 1000000 /* per axis: a typo guard, not a design limit */
+/* Runs (points x reps) one sweep_run may own, checked before anything is
+ * allocated or checked point by point: at a few ms a run that is days of
+ * CPU, and the --resume bitmap stays within 12.5 MB.  Larger sweeps are
+ * split with --shard K/N. */
+#define SWEEP_MAX_RUNS 100000000ULL
 
 typedef int (*sweep_run_fn)(const struct scenario *sc, struct metrics *out,
 			    struct tcpsim_err *err);

@@ -109,6 +109,9 @@ int sweepfile_next(struct sweepfile_reader *r, bool *got, struct tcpsim_err *err
 			return TCPSIM_OK;
 		}
 		r->lineno++;
+		if (memchr(r->line, '\0', (size_t)n))   /* a cell would read as its prefix */
+			return err_set(err, TCPSIM_EUSAGE, "%s:%ld: NUL byte in the file (a sweep CSV is text)",
+				       r->path, r->lineno);
 		if (r->row.raw_len == 0 && (strcmp(r->line, "\n") == 0 || strcmp(r->line, "\r\n") == 0)) {
 			r->row.line = r->lineno + 1; /* a blank line between rows */
 			continue;
@@ -287,8 +290,10 @@ static int sweep_from_sidecar(struct sweep *sw, const char *csv_path, const stru
 		line[n] = '\0';
 		if (strncmp(line, "# sweep.vary = ", 15) == 0)
 			rc = sweep_add_axis(sw, line + 15, err);
-		else if (strncmp(line, "# sweep.reps = ", 15) == 0)
-			sw->reps = atoi(line + 15);
+		else if (strncmp(line, "# sweep.reps = ", 15) == 0) {
+			long reps;   /* whole, in range: else "bad sweep.reps" below */
+			sw->reps = parse_long_in(line + 15, 1, 1000000, &reps) ? (int)reps : 0;
+		}
 		free(line);
 		p = nl ? nl + 1 : p + n;
 	}
@@ -304,7 +309,7 @@ static int sweep_from_sidecar(struct sweep *sw, const char *csv_path, const stru
 		free(text);
 	}
 	if (rc != TCPSIM_OK)
-		sweep_release(sw);
+		sweep_release(sw);   /* the caller releases only a sweep that was built */
 	free(path);
 	return rc;
 }

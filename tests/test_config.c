@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -376,6 +378,14 @@ static void test_bools_enums_strings(void **state)
 	set_fails("host.kernel", "v4.19", "'v4.19' is not a kernel version");
 	set_fails("host.kernel", "4.19.", "'4.19.' is not a kernel version");
 	set_fails("host.kernel", "1.2.3.4", "'1.2.3.4' is not a kernel version");
+	/* each part whole and in range: 4294967295 would wrap to a pre-3.0 kernel */
+	set_fails("host.kernel", "4294967295.0", "'4294967295.0' is not a kernel version");
+	set_fails("host.kernel", "3.99999999999", "is not a kernel version");
+	set_fails("host.kernel", "1.2", "MAJOR 2..99");
+	set_fails("host.kernel", "100.0", "'100.0' is not a kernel version");
+	set_fails("host.kernel", "3.1000", "'3.1000' is not a kernel version");
+	set_ok(&sc, "host.kernel", "99.999.999");
+	set_ok(&sc, "host.kernel", "2.0");
 	set_fails("host.kernel", "12345678901234567", "is longer than 15 characters");
 
 	set_ok(&sc, "host.name", "xeon e5-2680");
@@ -651,6 +661,81 @@ static void test_value_number(void **state)
 	assert_non_null(strstr(e.msg, "tcp.sndbuf: '64Q' is not a size"));
 	memset(&e, 0, sizeof e);
 	assert_int_equal(config_value_number("tcp.nope", "1", &x, &unit, &e), TCPSIM_EUSAGE);
+}
+
+/* ---- inputs that are not small text files ---- */
+
+static void load_fails_with(const char *path, const char *want)
+{
+	struct scenario sc;
+	struct tcpsim_err e = {0};
+
+	config_defaults(&sc);
+	int rc = config_load(&sc, path, &e);
+	if (rc != TCPSIM_EUSAGE || !strstr(e.msg, want))
+		fail_msg("config_load(%s): status %d, message '%s'; want status %d and '%s'", path, rc, e.msg,
+			 TCPSIM_EUSAGE, want);
+}
+
+/* A NUL byte is refused at its line (fgets used to cut the line there and
+ * count the rest as the next line); /dev/zero, directly or included, and a
+ * file that never ends are refused instead of read forever; a scenario
+ * through a FIFO still reads. */
+static void test_binary_and_endless_inputs(void **state)
+{
+	char dir[] = "/tmp/test_config_XXXXXX", path[64], inc[64], fifo[64], want[128];
+	static const char nul_text[] = "[host]\n# a comment\nghz = 2.5\0 junk\ncpus = 4\n";
+	struct scenario sc;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/nul.cfg", dir);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	fwrite(nul_text, 1, sizeof nul_text - 1, f);
+	fclose(f);
+	snprintf(want, sizeof want, "%s:3: NUL byte in the file", path);
+	load_fails_with(path, want);
+
+	load_fails_with("/dev/zero", "/dev/zero:1: NUL byte in the file");
+	snprintf(inc, sizeof inc, "%s/inc.cfg", dir);
+	f = fopen(inc, "w");
+	assert_non_null(f);
+	fputs("[link]\nmtu = 9000\ninclude = /dev/zero\n", f);
+	fclose(f);
+	load_fails_with(inc, "/dev/zero:1: NUL byte in the file");
+
+	/* 5 MiB of comment lines: over the bound, named with the line reached */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (int i = 0; i < 5 * 65536; i++)
+		fputs("# 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abc\n", f);
+	fclose(f);
+	load_fails_with(path, "MiB without an end");
+
+	/* a FIFO with a writer: read to its end, as a pipe into /dev/stdin is */
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		FILE *w = fopen(fifo, "w");
+		if (!w)
+			_exit(1);
+		fputs("[host]\ncpus = 6\n", w);
+		_exit(fclose(w) == 0 ? 0 : 1);
+	}
+	config_defaults(&sc);
+	load_ok(&sc, fifo);
+	assert_int_equal(sc.host[0].cpus, 6);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	unlink(fifo);
+	unlink(inc);
+	unlink(path);
+	rmdir(dir);
 }
 
 /* ---- includes ---- */
@@ -999,6 +1084,7 @@ int main(void)
 		cmocka_unit_test(test_dump_roundtrip),
 		cmocka_unit_test(test_validate),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_binary_and_endless_inputs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -292,6 +292,98 @@ static void test_errors_rows(void **state)
 	expect_load_error(fx, HDR ",cs_per_s\na,s,c.cfg,,1\nb,s,c.c", "%s:3: row has 3 fields");
 }
 
+/* A byte-order mark is skipped; a NUL byte (a numeric cell used to read as
+ * its prefix), /dev/zero and a record without an end are refused. */
+static void test_bom_nul_endless(void **state)
+{
+	struct fixture *fx = *state;
+	struct run_set rs;
+	struct tcpsim_err err;
+	char want[300];
+
+	const char *path = put(fx, "bom.csv", "\xEF\xBB\xBF" HDR ",throughput_mbps\na,s,c.cfg,,12.5\n");
+	runs_init(&rs);
+	err_clear(&err);
+	if (runs_load(&rs, path, &err) != TCPSIM_OK)
+		fail_msg("BOM file: %s", err.msg);
+	assert_int_equal(rs.n, 1);
+	assert_true(rs.runs[0].v[METRIC_THROUGHPUT_MBPS] == 12.5);
+	runs_free(&rs);
+
+	static const char nul[] = HDR ",throughput_mbps\na,s,c.cfg,,12\0" "5\n";
+	snprintf(fx->path, sizeof(fx->path), "%s/nul.csv", fx->dir);
+	FILE *f = fopen(fx->path, "wb");
+	assert_non_null(f);
+	fwrite(nul, 1, sizeof nul - 1, f);
+	fclose(f);
+	runs_init(&rs);
+	err_clear(&err);
+	assert_int_equal(runs_load(&rs, fx->path, &err), TCPSIM_EUSAGE);
+	snprintf(want, sizeof want, "%s:2: NUL byte in the file", fx->path);
+	if (!strstr(err.msg, want))
+		fail_msg("NUL cell: '%s', want '%s'", err.msg, want);
+	assert_int_equal(rs.n, 0);
+
+	err_clear(&err);
+	assert_int_equal(runs_load(&rs, "/dev/zero", &err), TCPSIM_EUSAGE);
+	assert_non_null(strstr(err.msg, "/dev/zero:1: NUL byte"));
+
+	snprintf(fx->path, sizeof(fx->path), "%s/endless.csv", fx->dir);
+	f = fopen(fx->path, "wb");
+	assert_non_null(f);
+	fputs(HDR "\na,s,c.cfg,", f);
+	for (int i = 0; i < 2 << 20; i++)
+		putc('x', f);
+	fclose(f);
+	err_clear(&err);
+	assert_int_equal(runs_load(&rs, fx->path, &err), TCPSIM_EUSAGE);
+	snprintf(want, sizeof want, "%s:2: a record longer than 1 MiB", fx->path);
+	if (!strstr(err.msg, want))
+		fail_msg("endless record: '%s', want '%s'", err.msg, want);
+	runs_free(&rs);
+}
+
+/* 100k runs (a set of 200k once took minutes: each id was compared with
+ * every earlier one); a duplicate at the end still names the first. */
+static void test_many_runs(void **state)
+{
+	struct fixture *fx = *state;
+	struct run_set rs;
+	struct tcpsim_err err;
+	char want[600];
+
+	snprintf(fx->path, sizeof(fx->path), "%s/many.csv", fx->dir);
+	FILE *f = fopen(fx->path, "w");
+	assert_non_null(f);
+	fputs(HDR ",throughput_mbps\n", f);
+	for (int i = 0; i < 100000; i++)
+		fprintf(f, "run-%d,s,c.cfg,,%d\n", i, i);
+	fclose(f);
+	runs_init(&rs);
+	err_clear(&err);
+	if (runs_load(&rs, fx->path, &err) != TCPSIM_OK)
+		fail_msg("%s", err.msg);
+	assert_int_equal(rs.n, 100000);
+	assert_true(rs.runs[99999].v[METRIC_THROUGHPUT_MBPS] == 99999);
+	assert_non_null(runs_find(&rs, "run-4242"));
+	assert_non_null(runs_add(&rs, "run-x", "s", "c.cfg", "", "", &err));
+	assert_null(runs_add(&rs, "run-77", "s", "c.cfg", "", "", &err));
+	assert_non_null(strstr(err.msg, "duplicate id 'run-77'"));
+
+	f = fopen(fx->path, "a");
+	assert_non_null(f);
+	fputs("run-31337,s,c.cfg,,1\n", f);
+	fclose(f);
+	runs_free(&rs);
+	runs_init(&rs);
+	err_clear(&err);
+	assert_int_equal(runs_load(&rs, fx->path, &err), TCPSIM_EUSAGE);
+	snprintf(want, sizeof want, "%s:100002: duplicate id 'run-31337' (first at %s:31339)", fx->path, fx->path);
+	assert_string_equal(err.msg, want);
+	assert_int_equal(rs.n, 0);
+	runs_free(&rs);
+}
+
 static void test_missing_file(void **state)
 {
 	struct fixture *fx = *state;
@@ -426,6 +518,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_load_plain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_header, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bom_nul_endless, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
 		cmocka_unit_test(test_overrides_split),
 		cmocka_unit_test(test_add_errors),

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <pthread.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -760,6 +761,119 @@ static void test_many_points(void **state)
 	free(q);
 }
 
+/* --resume of shard 2/3 with 2 reps: the bitmap counts the shard's runs
+ * only; a prefix and a file with a row missing in the middle both end as
+ * the uninterrupted shard (the same rows; the prefix byte for byte). */
+static void test_resume_shard(void **state)
+{
+	struct fixture *f = *state;
+	char *full = path_in(f, "full.csv"), *part = path_in(f, "part.csv");
+	struct tcpsim_err err = {0};
+	struct sweep_stats st;
+	size_t full_len, part_len;
+	char *want, *got;
+
+	add_axes(&f->sw, (const char *const[]){"link.mtu=1500,4000,9000,16000,32000", "offload.tso=on,off"}, 2);
+	f->sw.reps = 2;
+	run_ok(&f->sw, full, 2, 2, 3, false, fake_run_fast, 0);
+	want = slurp(full, &full_len);
+	assert_int_equal(count_lines(full), 1 + 3 * 2);   /* points 1, 4, 7 */
+
+	for (int cut = 0; cut < 2; cut++) {
+		/* cut 0: header and the first 3 rows; cut 1: every row but the 3rd */
+		char *nl = want;
+		int line = 0;
+		FILE *fp = fopen(part, "w");
+		assert_non_null(fp);
+		for (const char *p = want; p < want + full_len; p = nl + 1, line++) {
+			nl = strchr(p, '\n');
+			if ((cut == 0 && line < 4) || (cut == 1 && line != 3))
+				fwrite(p, 1, (size_t)(nl - p + 1), fp);
+		}
+		fclose(fp);
+		char *side = path_in(f, "part.csv.cfg"), *fside = path_in(f, "full.csv.cfg");
+		size_t sl;
+		char *stext = slurp(fside, &sl);
+		fp = fopen(side, "w");
+		assert_non_null(fp);
+		fwrite(stext, 1, sl, fp);
+		fclose(fp);
+		free(stext);
+		free(side);
+		free(fside);
+		err_clear(&err);
+		if (run_into(&f->sw, part, 2, 2, 3, true, fake_run_fast, 0, &st, &err) != TCPSIM_OK)
+			fail_msg("resume (cut %d): %s", cut, err.msg);
+		assert_int_equal(st.rows_before, cut == 0 ? 3 : 5);
+		assert_int_equal(st.rows_written, cut == 0 ? 3 : 1);
+		got = slurp(part, &part_len);
+		assert_int_equal(part_len, full_len);
+		if (cut == 0)
+			assert_memory_equal(got, want, full_len);
+		free(got);
+	}
+	free(want);
+	free(full);
+	free(part);
+}
+
+/* A sweep beyond SWEEP_MAX_RUNS is refused at once with its size, before
+ * the pre-check or the --resume bitmap (that once asked for 115 GB), and
+ * writes nothing. */
+static void test_size_bound(void **state)
+{
+	struct fixture *f = *state;
+	char *out = path_in(f, "huge.csv");
+	struct tcpsim_err err = {0};
+	struct stat stb;
+
+	/* 64036 MTUs x 65473 buffer sizes: about 4.2e9 points */
+	add_axes(&f->sw, (const char *const[]){"link.mtu=1500:65535:1", "tcp.sndbuf=64K:64M:1K"}, 2);
+	assert_true(f->sw.n_points > SWEEP_MAX_RUNS);
+	assert_int_equal(run_into(&f->sw, out, 1, 1, 1, false, fake_run_fast, 0, NULL, &err), TCPSIM_EUSAGE);
+	if (!strstr(err.msg, "the sweep has 4192629028 points x 1 reps = 4.19e+09 runs, more than the 100000000"))
+		fail_msg("unsharded: '%s'", err.msg);
+	assert_int_equal(stat(out, &stb), -1);
+
+	/* sharded and resumed: the shard's own size, still before allocating */
+	FILE *fp = fopen(out, "w");
+	assert_non_null(fp);
+	fputs("point,rep,seed\n", fp);
+	fclose(fp);
+	err_clear(&err);
+	assert_int_equal(run_into(&f->sw, out, 1, 3, 10, true, fake_run_fast, 0, NULL, &err), TCPSIM_EUSAGE);
+	if (!strstr(err.msg, "419262903 points x 1 reps in shard 3/10") || !strstr(err.msg, "N >= 42)"))
+		fail_msg("sharded: '%s'", err.msg);
+	free(out);
+}
+
+/* A NUL byte in a sweep CSV is refused at its line, not read as a cell's prefix. */
+static void test_reader_refuses_nul(void **state)
+{
+	struct fixture *f = *state;
+	char *p = path_in(f, "nul.csv");
+	static const char text[] = "point,rep,seed,link.mtu\n0,0,1,15\0" "00\n";
+	struct sweepfile_reader r;
+	struct tcpsim_err err = {0};
+	char want[300];
+	bool got;
+	FILE *fp = fopen(p, "wb");
+
+	assert_non_null(fp);
+	fwrite(text, 1, sizeof text - 1, fp);
+	fclose(fp);
+	assert_int_equal(sweepfile_open(&r, p, &err), 0);
+	assert_int_equal(sweepfile_next(&r, &got, &err), 0);
+	assert_true(got);
+	assert_int_equal(sweepfile_next(&r, &got, &err), TCPSIM_EUSAGE);
+	snprintf(want, sizeof want, "%s:2: NUL byte", p);
+	if (!strstr(err.msg, want))
+		fail_msg("'%s', want '%s'", err.msg, want);
+	sweepfile_close(&r);
+	unlink(p);
+	free(p);
+}
+
 static void test_columns(void **state)
 {
 	struct fixture *f = *state;
@@ -803,6 +917,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_invalid_point_fails_early, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_points, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_columns, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reader_refuses_nul, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_size_bound, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resume_shard, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
