@@ -41,9 +41,9 @@
  *   pacing                 the mode asked for: "unpaced" (no algorithm but --cc
  *                          ever initialised the socket) or "paced" (bbr initialised
  *                          it first, iperf3 -C switched it)
- *   pace_kicks_per_s       hits of a kprobe on tcp_pace_kick (the internal-pacing
- *                          hrtimer's callback) over the run (--pace-kicks COUNT),
- *                          empty when kprobes were unavailable (--run-note says so)
+ *   pace_kicks_per_s       expiries of the internal-pacing hrtimer (its callback
+ *                          tcp_pace_kick) over the run (--pace-kicks COUNT, counted
+ *                          by the caller), empty when not counted (--run-note says why)
  *   cc_sender_ss           the sender's algorithm as `ss -ti` showed it during the run
  *   run_note               free text from the caller (--run-note)
  *
@@ -138,7 +138,7 @@ static const char usage_text[] =
 	"  packets become dev_packets_per_s.  --cc: the congestion control asked for; a run\n"
 	"  that used another is refused.  --send-cpu/--recv-cpu (0, 1): the CPUs the two\n"
 	"  were pinned to, whose figures become the snd_cpu_*/rcv_cpu_* columns.\n"
-	"  --pace-kicks: tcp_pace_kick kprobe hits over the run.  Exit 3 = disturbed (row\n"
+	"  --pace-kicks: pacing-timer (tcp_pace_kick) expiries over the run.  Exit 3 = disturbed (row\n"
 	"  written, redo it).\n";
 
 struct opts {
