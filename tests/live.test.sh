@@ -186,6 +186,7 @@ grep -q "point 'p1': no undisturbed repetition" "$T/err" && ok || bad "p1 not re
 # per-point file (two runs of p9 with 300 and 600 tcp_pace_kick hits: median
 # 147.99, CV 70.71/147.99), and tcpsim's runs reader takes that file
 $ROW -o "$T/one.csv" --point p9 --other-max 50 --send-cpu 1 --recv-cpu 1 --pace-kicks 600 >"$T/out" 2>&1
+$ROW -o "$T/one.csv" --point p10 --other-max 50 >"$T/out" 2>&1
 "$BIN/live-agg" "$T/one.csv" -o "$T/agg3.csv" --source s 2>"$T/err"
 expect_eq "$?" 0 "live-agg with per-CPU columns"
 expect_num "$T/agg3.csv" id p9 pace_kicks_per_s 147.99391982305277 1e-5
@@ -193,6 +194,8 @@ expect_num "$T/agg3.csv" id p9 pace_kicks_per_s_cv 0.47140452079103173 1e-5
 expect_num "$T/agg3.csv" id p9 snd_cpu_busy_pct 85.08474576271186 1e-5
 expect_num "$T/agg3.csv" id p9 snd_cpu_busy_pct_cv 0 1e-12
 expect_num "$T/agg3.csv" id p9 tcpext_TCPHPHits_per_s 15706.759148509282 1e-5
+expect_num "$T/agg3.csv" id p10 snd_cpu_busy_pct 65.61264822134387 1e-5
+expect_eq "$(field "$T/agg3.csv" id p10 pace_kicks_per_s)" "" "p10: no pace kicks given"
 expect_num "$T/agg3.csv" id p9 throughput_mbps 17773.499403030644 1e-5
 "$BIN/runs-filter" "$T/agg3.csv" -o "$T/filtered.csv" 2>"$T/err"
 expect_eq "$?:$(cat "$T/err")" "0:" "tcpsim's runs reader takes live-agg's per-CPU columns"
