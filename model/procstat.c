@@ -6,8 +6,10 @@
  * net/core/net-procfs.c):
  *   stat        "cpu  u n s i iow irq sirq steal guest guest_nice",
  *               "cpuN ...", "intr TOTAL per-irq...", "ctxt N"
- *   softirqs    a header of CPU names, then "NAME: v v ..."
- *   interrupts  a header of CPU names, then "RES: v v ... text"
+ *   softirqs    a header of CPU names, then "NAME: v v ..." (one column
+ *               per possible CPU)
+ *   interrupts  a header of CPU names, then "RES: v v ... text" (one column
+ *               per online CPU)
  *   vmstat      "name value"
  *   snmp/netstat  line pairs "Table: names..." / "Table: values..."
  *   dev         two header lines, then "name: 8 rx fields, 8 tx fields"
@@ -174,11 +176,13 @@ static int cpu_header(const char *l)
 }
 
 /*
- * In a per-CPU table, the row named `name` ("NET_RX", "RES"): the sum of its
- * first ncols numbers.  `exact` = the row has nothing after them.
+ * In a per-CPU table, the row named `name` ("NET_RX", "RES"): its first
+ * ncols numbers, summed into *sum (when not NULL) and kept per CPU in
+ * per_cpu[0..PROCSTAT_MAX_CPUS) with their count in *ncpus.  `exact` = the
+ * row has nothing after them.
  */
-static int table_row_sum(const char *text, const char *file, const char *name, int exact,
-			 uint64_t *sum, struct tcpsim_err *err)
+static int table_row(const char *text, const char *file, const char *name, int exact,
+		     uint64_t *sum, uint64_t *per_cpu, int *ncpus, struct tcpsim_err *err)
 {
 	struct line_iter it = {.p = text};
 	if (!next_line(&it))
@@ -202,30 +206,48 @@ static int table_row_sum(const char *text, const char *file, const char *name, i
 					       "%s:%d: %s: expected %d per-CPU counts, found %d", file,
 					       it.lineno, name, ncols, c);
 			t += v;
+			if (c < PROCSTAT_MAX_CPUS)
+				per_cpu[c] = v;
 		}
 		if (exact && !only_blanks(r))
 			return err_set(err, TCPSIM_EUSAGE, "%s:%d: %s: more than %d per-CPU counts",
 				       file, it.lineno, name, ncols);
-		*sum = t;
+		if (sum)
+			*sum = t;
+		*ncpus = ncols < PROCSTAT_MAX_CPUS ? ncols : PROCSTAT_MAX_CPUS;
 		return TCPSIM_OK;
 	}
 	return err_set(err, TCPSIM_EUSAGE, "%s: no '%s:' line", file, name);
 }
 
+static int sys_row(struct procstat_sys *s, const char *text, const char *file, const char *name,
+		   int exact, enum procstat_row row, uint64_t *sum, struct tcpsim_err *err)
+{
+	return table_row(text, file, name, exact, sum, s->row_n[row], &s->row_ncpus[row], err);
+}
+
 int procstat_parse_softirqs(struct procstat_sys *s, const char *text, const char *file,
 			    struct tcpsim_err *err)
 {
-	return table_row_sum(text, file, "NET_RX", 1, &s->netrx_softirqs, err);
+	/* TIMER and HRTIMER: kernel/time/timer.c run_timer_softirq and
+	 * kernel/time/hrtimer.c hrtimer_run_softirq (HRTIMER_SOFTIRQ since 4.16) */
+	if (sys_row(s, text, file, "NET_RX", 1, PR_NET_RX, &s->netrx_softirqs, err) ||
+	    sys_row(s, text, file, "TIMER", 1, PR_TIMER, NULL, err))
+		return err->code;
+	return sys_row(s, text, file, "HRTIMER", 1, PR_HRTIMER, NULL, err);
 }
 
 int procstat_parse_interrupts(struct procstat_sys *s, const char *text, const char *file,
 			      struct tcpsim_err *err)
 {
 	/* x86 names: RES = reschedule IPIs, CAL = function-call IPIs (the
-	 * wakelist's since 5.8: kernel/sched/core.c ttwu_queue_wakelist) */
-	if (table_row_sum(text, file, "RES", 0, &s->res_ipis, err))
+	 * wakelist's since 5.8: kernel/sched/core.c ttwu_queue_wakelist),
+	 * LOC = local APIC timer interrupts; each column counts what that CPU
+	 * received (arch/x86/kernel/irq.c arch_show_interrupts) */
+	if (sys_row(s, text, file, "RES", 0, PR_RES, &s->res_ipis, err) ||
+	    sys_row(s, text, file, "CAL", 0, PR_CAL, &s->cal_ipis, err))
 		return err->code;
-	return table_row_sum(text, file, "CAL", 0, &s->cal_ipis, err);
+	return sys_row(s, text, file, "LOC", 0, PR_LOC, NULL, err);
 }
 
 /* --------------------------------------------------------------- vmstat */
@@ -335,14 +357,42 @@ int procstat_parse_time(struct procstat_sys *s, const char *text, const char *fi
 struct snmp_want {
 	const char *table, *column;
 	size_t offset;
+	int optional;
 };
 
-static const struct snmp_want snmp_wanted[] = {
-	{"Ip", "OutRequests", offsetof(struct procstat_net, ip_out_requests)},
-	{"Tcp", "OutSegs", offsetof(struct procstat_net, tcp_out_segs)},
-	{"Tcp", "RetransSegs", offsetof(struct procstat_net, tcp_retrans_segs)},
-	{"TcpExt", "TCPOrigDataSent", offsetof(struct procstat_net, tcp_orig_data_sent)},
+/*
+ * The TcpExt counters that show where receive work runs and how ACKs go
+ * (net/ipv4/proc.c snmp4_net_list; see the counters named in
+ * validation/live/README.md): fast-path hits, pure ACKs, backlog
+ * coalescing and drops, receive-queue coalescing, delayed ACKs,
+ * autocorking, out-of-order queueing, zero-window advertisements.
+ */
+const char *const procstat_tcpext_names[PROCSTAT_TCPEXT_N] = {
+	"TCPHPHits",	    "TCPHPAcks",	"TCPPureAcks", "TCPBacklogCoalesce",
+	"TCPBacklogDrop",   "TCPRcvCoalesce",	"DelayedACKs", "TCPAutoCorking",
+	"TCPOFOQueue",	    "TCPWantZeroWindowAdv", "TCPToZeroWindowAdv",
 };
+
+#define TCPEXT(i) {"TcpExt", NULL, offsetof(struct procstat_net, tcpext) + (i) * sizeof(uint64_t), 1}
+static const struct snmp_want snmp_wanted[] = {
+	{"Ip", "OutRequests", offsetof(struct procstat_net, ip_out_requests), 0},
+	{"Tcp", "OutSegs", offsetof(struct procstat_net, tcp_out_segs), 0},
+	{"Tcp", "RetransSegs", offsetof(struct procstat_net, tcp_retrans_segs), 0},
+	{"TcpExt", "TCPOrigDataSent", offsetof(struct procstat_net, tcp_orig_data_sent), 0},
+	TCPEXT(0), TCPEXT(1), TCPEXT(2), TCPEXT(3), TCPEXT(4), TCPEXT(5),
+	TCPEXT(6), TCPEXT(7), TCPEXT(8), TCPEXT(9), TCPEXT(10),
+};
+#undef TCPEXT
+_Static_assert(PROCSTAT_TCPEXT_N == 11, "snmp_wanted[] lists every TcpExt counter kept");
+
+/* The column name of a wanted counter (the TcpExt ones are named by procstat_tcpext_names). */
+static const char *want_column(size_t w)
+{
+	if (snmp_wanted[w].column)
+		return snmp_wanted[w].column;
+	size_t i = (snmp_wanted[w].offset - offsetof(struct procstat_net, tcpext)) / sizeof(uint64_t);
+	return procstat_tcpext_names[i];
+}
 
 int procstat_parse_snmp(struct procstat_net *n, const char *text, const char *file,
 			struct tcpsim_err *err)
@@ -384,7 +434,7 @@ int procstat_parse_snmp(struct procstat_net *n, const char *text, const char *fi
 			snprintf(tmp, sizeof(tmp), "%s", names + tl + 1);
 			for (char *save = NULL, *tok = strtok_r(tmp, " \t\r", &save); tok;
 			     tok = strtok_r(NULL, " \t\r", &save), k++)
-				if (strcmp(tok, snmp_wanted[w].column) == 0)
+				if (strcmp(tok, want_column(w)) == 0)
 					col = k;
 			if (col < 0)
 				continue;
@@ -402,8 +452,7 @@ int procstat_parse_snmp(struct procstat_net *n, const char *text, const char *fi
 			uint64_t v;
 			if (!take_u64(&vp, &v) || *vp)
 				return err_set(err, TCPSIM_EUSAGE, "%s:%d: %.*s %s: '%s' is not a count",
-					       file, it.lineno, (int)tl, it.buf, snmp_wanted[w].column,
-					       val);
+					       file, it.lineno, (int)tl, it.buf, want_column(w), val);
 			*(uint64_t *)((char *)n + snmp_wanted[w].offset) = v;
 		}
 		names_line = 0;
@@ -447,6 +496,22 @@ int procstat_parse_dev(struct procstat_net *n, const char *text, const char *fil
 		n->ndevs++;
 	}
 	return TCPSIM_OK;
+}
+
+double procstat_tcpext_per_s(const struct procstat_net *a, const struct procstat_net *b,
+			     const struct procstat_net *rx_a, const struct procstat_net *rx_b,
+			     int i, double secs)
+{
+	const struct procstat_net *p[4] = {a, b, rx_a, rx_b};
+	int n = rx_a && rx_b ? 4 : 2;
+	double t = 0;
+	for (int k = 0; k < n; k += 2) {
+		uint64_t x = p[k]->tcpext[i], y = p[k + 1]->tcpext[i];
+		if (x == UINT64_MAX || y == UINT64_MAX || y < x)
+			return NAN;
+		t += (double)(y - x);
+	}
+	return secs > 0 ? t / secs : NAN;
 }
 
 const struct procstat_dev *procstat_net_dev(const struct procstat_net *n, const char *name)
@@ -546,9 +611,10 @@ int procstat_load_net(struct procstat_net *n, const char *dir, struct tcpsim_err
 	    load_one(dir, "dev", 0, NULL, NULL, n, procstat_parse_dev, err))
 		return err->code;
 	for (size_t w = 0; w < ARRAY_SIZE(snmp_wanted); w++)
-		if (*(uint64_t *)((char *)n + snmp_wanted[w].offset) == UINT64_MAX)
+		if (!snmp_wanted[w].optional &&
+		    *(uint64_t *)((char *)n + snmp_wanted[w].offset) == UINT64_MAX)
 			return err_set(err, TCPSIM_EUSAGE, "%s: no %s %s counter in %s/%s", dir,
-				       snmp_wanted[w].table, snmp_wanted[w].column, dir,
+				       snmp_wanted[w].table, want_column(w), dir,
 				       strcmp(snmp_wanted[w].table, "TcpExt") == 0 ? "netstat" : "snmp");
 	return TCPSIM_OK;
 }
@@ -623,5 +689,19 @@ int procstat_sys_delta(const struct procstat_sys *a, const struct procstat_sys *
 	d->intr_per_s = (double)(b->intr - a->intr) / secs;
 	d->pgalloc_per_s = (double)(b->pgalloc_normal - a->pgalloc_normal) / secs;
 	d->pgfree_per_s = (double)(b->pgfree - a->pgfree) / secs;
+	static const char *const row_name[PR_N] = {"NET_RX", "TIMER", "HRTIMER", "LOC", "RES", "CAL"};
+	for (int r = 0; r < PR_N; r++) {
+		if (a->row_ncpus[r] != b->row_ncpus[r])
+			return err_set(err, TCPSIM_EUSAGE, "snapshots: %s has %d vs %d CPU columns",
+				       row_name[r], a->row_ncpus[r], b->row_ncpus[r]);
+		for (int c = 0; c < a->row_ncpus[r]; c++) {
+			if (b->row_n[r][c] < a->row_n[r][c])
+				return err_set(err, TCPSIM_EUSAGE,
+					       "snapshots: %s of CPU %d went backwards (%llu -> %llu)",
+					       row_name[r], c, (unsigned long long)a->row_n[r][c],
+					       (unsigned long long)b->row_n[r][c]);
+			d->row_per_s[r][c] = (double)(b->row_n[r][c] - a->row_n[r][c]) / secs;
+		}
+	}
 	return TCPSIM_OK;
 }

@@ -11,13 +11,16 @@
  *   time        "MONOTONIC_S CLK_TCK" (clock_gettime(CLOCK_MONOTONIC) and
  *               sysconf(_SC_CLK_TCK), written by the snapshot tool)
  *   stat        /proc/stat: cpu lines (USER_HZ ticks), ctxt, intr
- *   softirqs    /proc/softirqs: NET_RX per CPU (handler runs, not packets)
- *   interrupts  /proc/interrupts: RES and CAL per CPU (x86 names)
+ *   softirqs    /proc/softirqs: NET_RX, TIMER, HRTIMER per CPU (handler runs,
+ *               not packets)
+ *   interrupts  /proc/interrupts: LOC, RES and CAL per CPU (x86 names; the
+ *               count of a CPU is what that CPU received)
  *   vmstat      /proc/vmstat: pgalloc_normal, pgfree (4 KB pages)
  *   ksoftirqd   optional: the /proc/PID/stat lines of the ksoftirqd/N threads
  * and, for the network namespace the snapshot was taken in:
  *   snmp        /proc/net/snmp: Ip OutRequests, Tcp OutSegs, RetransSegs
- *   netstat     /proc/net/netstat: TcpExt TCPOrigDataSent
+ *   netstat     /proc/net/netstat: TcpExt TCPOrigDataSent, and the TcpExt
+ *               counters of procstat_tcpext_names[] where the kernel has them
  *   dev         /proc/net/dev: packets per device
  *
  * Scope, which every report of these figures must say: everything in
@@ -38,6 +41,24 @@
 
 #define PROCSTAT_MAX_CPUS 256
 #define PROCSTAT_MAX_DEVS 16
+
+/* Per-CPU rows kept from softirqs and interrupts (one slot per CPU each). */
+enum procstat_row {
+	PR_NET_RX,   /* softirqs NET_RX */
+	PR_TIMER,    /* softirqs TIMER: timer-wheel softirqs */
+	PR_HRTIMER,  /* softirqs HRTIMER: hrtimer softirqs (a pacing timer's tasklet runs in it) */
+	PR_LOC,      /* interrupts LOC: local APIC timer interrupts */
+	PR_RES,      /* interrupts RES: reschedule IPIs received */
+	PR_CAL,      /* interrupts CAL: function-call IPIs received */
+	PR_N
+};
+
+/*
+ * TcpExt counters kept per namespace (/proc/net/netstat), in this order;
+ * each is optional (older kernels lack some: TCPBacklogCoalesce is 5.0+).
+ */
+enum { PROCSTAT_TCPEXT_N = 11 };
+extern const char *const procstat_tcpext_names[PROCSTAT_TCPEXT_N];
 
 /* The time columns of a /proc/stat cpu line, in its order (proc(5)). */
 enum procstat_cpu_field {
@@ -62,6 +83,8 @@ struct procstat_sys {
 	uint64_t intr;                          /* first number of "intr": all interrupts */
 	uint64_t netrx_softirqs;                /* NET_RX, summed over CPUs */
 	uint64_t res_ipis, cal_ipis;            /* RES, CAL, summed over CPUs */
+	int row_ncpus[PR_N];                    /* columns of each per-CPU row */
+	uint64_t row_n[PR_N][PROCSTAT_MAX_CPUS]; /* the rows of enum procstat_row, per CPU */
 	uint64_t pgalloc_normal, pgfree;
 	int have_ksoftirqd;
 	uint64_t ksoftirqd_ticks;               /* utime + stime of every ksoftirqd/N */
@@ -77,6 +100,7 @@ struct procstat_net {
 	uint64_t tcp_out_segs;       /* segments sent (a GSO frame counts its segments) */
 	uint64_t tcp_retrans_segs;
 	uint64_t tcp_orig_data_sent; /* data segments sent for the first time */
+	uint64_t tcpext[PROCSTAT_TCPEXT_N]; /* procstat_tcpext_names[]; UINT64_MAX = absent */
 	int ndevs;
 	struct procstat_dev dev[PROCSTAT_MAX_DEVS];
 };
@@ -93,6 +117,7 @@ struct procstat_sys_delta {
 	double cpu_util_pct[PROCSTAT_MAX_CPUS];
 	double netrx_per_s, res_per_s, cal_per_s, cs_per_s, intr_per_s;
 	double pgalloc_per_s, pgfree_per_s;
+	double row_per_s[PR_N][PROCSTAT_MAX_CPUS]; /* per-CPU rates of enum procstat_row */
 };
 
 /* Parsers of one file's text; `file` names it in errors. */
@@ -124,6 +149,15 @@ int procstat_load_net(struct procstat_net *n, const char *dir, struct tcpsim_err
  */
 int procstat_sys_delta(const struct procstat_sys *a, const struct procstat_sys *b,
 		       struct procstat_sys_delta *d, struct tcpsim_err *err);
+
+/*
+ * Per second, the TcpExt counter i of procstat_tcpext_names[] between two
+ * snapshots of one namespace (plus a second namespace's pair when rx_a and
+ * rx_b are not NULL); NAN when a snapshot lacks it or it went backwards.
+ */
+double procstat_tcpext_per_s(const struct procstat_net *a, const struct procstat_net *b,
+			     const struct procstat_net *rx_a, const struct procstat_net *rx_b,
+			     int i, double secs);
 
 /* A device of a net snapshot by name, or NULL. */
 const struct procstat_dev *procstat_net_dev(const struct procstat_net *n, const char *name);

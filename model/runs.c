@@ -31,6 +31,7 @@ enum run_col {
 	COL_NOTE,
 	COL_METRIC,
 	COL_CV,
+	COL_MEASURED, /* runs_column_measured_only(): accepted, not kept */
 };
 
 /* Meta columns, in the order they are written; `required` ones must exist. */
@@ -47,6 +48,25 @@ static const struct {
 };
 
 #define CV_SUFFIX "_cv"
+
+int runs_column_measured_only(const char *name)
+{
+	/* the per-CPU, pacing and TcpExt figures of tools/live-agg */
+	static const char *const prefix[] = {"snd_cpu_", "rcv_cpu_", "tcpext_"};
+	static const char *const whole[] = {"pace_kicks_per_s", "writes_per_s"};
+	size_t nl = strlen(name), sl = strlen(CV_SUFFIX);
+	if (nl > sl && strcmp(name + nl - sl, CV_SUFFIX) == 0)
+		nl -= sl;
+	if (metric_find(name) >= 0)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(prefix); i++)
+		if (nl > strlen(prefix[i]) && strncmp(name, prefix[i], strlen(prefix[i])) == 0)
+			return 1;
+	for (size_t i = 0; i < ARRAY_SIZE(whole); i++)
+		if (nl == strlen(whole[i]) && strncmp(name, whole[i], nl) == 0)
+			return 1;
+	return 0;
+}
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -457,6 +477,10 @@ static int read_header(struct runs_reader *rd)
 				rd->coltype[c] = COL_CV;
 				known = 1;
 			}
+		}
+		if (!known && runs_column_measured_only(name)) {
+			rd->coltype[c] = COL_MEASURED;
+			known = 1;
 		}
 		if (!known) {
 			char sug[128];

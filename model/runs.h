@@ -15,6 +15,10 @@
  *   <metric>_cv  optional spread of that metric: coefficient of variation
  *              (stddev / mean, a fraction, not %); empty = not given
  *   note       optional free text
+ *   measured-only columns (runs_column_measured_only: snd_cpu_*, rcv_cpu_*,
+ *              tcpext_*, pace_kicks_per_s, writes_per_s and their _cv) carry
+ *              live figures no metric predicts yet; they are accepted and not
+ *              kept (runs_write does not write them back)
  * id, source, scenario and overrides must all be present (overrides may be
  * an empty cell); metric columns may appear in any order and any subset.
  *
@@ -76,6 +80,9 @@ struct run_set {
 
 void runs_init(struct run_set *rs);
 void runs_free(struct run_set *rs);
+
+/* 1 if name is a measured-only column (see above), unless a metric has that name. */
+int runs_column_measured_only(const char *name);
 
 /* Read a recorded-run CSV and append its rows to rs (nothing on error). */
 int runs_load(struct run_set *rs, const char *path, struct tcpsim_err *err);

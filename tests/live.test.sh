@@ -23,7 +23,7 @@ trap 'rm -rf "$T"' EXIT INT TERM
 pass=0
 fail=0
 
-for b in procstat live-row live-agg; do
+for b in procstat live-row live-agg primcost; do
 	[ -x "$BIN/$b" ] || { echo "live.test: $BIN/$b not built (run make)" >&2; exit 1; }
 done
 
@@ -102,6 +102,31 @@ expect_num "$R" point p2 segs_per_frame 1.0011329625455911 1e-5
 expect_num "$R" point p2 acks_per_frame 0.40366789050856083 1e-5
 expect_eq "$(field "$R" point p2 cc_sender)" cubic "cc_sender"
 expect_eq "$(field "$R" point p2 blksize_bytes)" 65536 "blksize"
+# per CPU, by role: the sender on CPU 0 and the receiver on CPU 1 (the defaults)
+expect_eq "$(field "$R" point p2 send_cpu)/$(field "$R" point p2 recv_cpu)" 0/1 "send_cpu/recv_cpu"
+expect_num "$R" point p2 snd_cpu_busy_pct 65.61264822134387 1e-5
+expect_num "$R" point p2 rcv_cpu_busy_pct 85.08474576271186 1e-5
+expect_num "$R" point p2 snd_cpu_netrx_per_s 52318.48166046823 1e-5
+expect_num "$R" point p2 rcv_cpu_netrx_per_s 16688.123274624813 1e-5
+expect_num "$R" point p2 snd_cpu_timer_per_s 150.62492284212925 1e-5
+expect_num "$R" point p2 rcv_cpu_hrtimer_per_s 26.310030190764934 1e-5
+expect_num "$R" point p2 snd_cpu_loc_per_s 349.2656507824045 1e-5
+expect_num "$R" point p2 rcv_cpu_res_per_s 888.6212696930857 1e-5
+expect_num "$R" point p2 rcv_cpu_cal_per_s 6853.105113939497 1e-5
+expect_num "$R" point p2 writes_per_s 33902.68918223887 1e-5
+expect_num "$R" point p2 tcpext_TCPHPHits_per_s 15706.759148509282 1e-5
+expect_num "$R" point p2 tcpext_TCPBacklogCoalesce_per_s 199.62735407242894 1e-5
+expect_eq "$(field "$R" point p2 pace_kicks_per_s)" "" "pace kicks not given: empty"
+# both pinned to CPU 1: the two roles read the same CPU
+$ROW -o "$T/one.csv" --point p9 --other-max 50 --send-cpu 1 --recv-cpu 1 --pace-kicks 300 \
+	--pacing paced --cc-ss cubic --run-note "a note" >"$T/out" 2>&1
+expect_eq "$?" 0 "live-row pinned together"
+expect_num "$T/one.csv" point p9 snd_cpu_busy_pct 85.08474576271186 1e-5
+expect_num "$T/one.csv" point p9 rcv_cpu_busy_pct 85.08474576271186 1e-5
+expect_num "$T/one.csv" point p9 pace_kicks_per_s 98.66261321536851 1e-5
+expect_eq "$(field "$T/one.csv" point p9 pacing)/$(field "$T/one.csv" point p9 cc_sender_ss)/$(field "$T/one.csv" point p9 run_note)" "paced/cubic/a note" "pacing, ss cc, note"
+expect_fail "live-row CPU the snapshots lack" 2 "2 CPUs, no CPU 5" $ROW -o "$T/one.csv" --point p8 --send-cpu 5
+expect_fail "live-row bad --pacing" 2 "--pacing takes unpaced or paced" $ROW -o "$T/one.csv" --point p8 --pacing maybe
 
 # --- live-row: refusals ----------------------------------------------------
 cp "$R" "$T/keep.csv"
@@ -157,6 +182,25 @@ expect_eq "$("$BIN/live-agg" $D/reps.csv --need-more --cv-max 0.1 --max-reps 3 |
 "$BIN/live-agg" "$R" -o "$T/agg2.csv" --source s 2>"$T/err"
 expect_eq "$(awk 'END { print NR }' "$T/agg2.csv")" 2 "aggregate of live-row output: header + p2"
 grep -q "point 'p1': no undisturbed repetition" "$T/err" && ok || bad "p1 not reported as left out"
+# the per-CPU, pacing and TcpExt columns: median and CV carried into the
+# per-point file (two runs of p9 with 300 and 600 tcp_pace_kick hits: median
+# 147.99, CV 70.71/147.99), and tcpsim's runs reader takes that file
+$ROW -o "$T/one.csv" --point p9 --other-max 50 --send-cpu 1 --recv-cpu 1 --pace-kicks 600 >"$T/out" 2>&1
+$ROW -o "$T/one.csv" --point p10 --other-max 50 >"$T/out" 2>&1
+"$BIN/live-agg" "$T/one.csv" -o "$T/agg3.csv" --source s 2>"$T/err"
+expect_eq "$?" 0 "live-agg with per-CPU columns"
+expect_num "$T/agg3.csv" id p9 pace_kicks_per_s 147.99391982305277 1e-5
+expect_num "$T/agg3.csv" id p9 pace_kicks_per_s_cv 0.47140452079103173 1e-5
+expect_num "$T/agg3.csv" id p9 snd_cpu_busy_pct 85.08474576271186 1e-5
+expect_num "$T/agg3.csv" id p9 snd_cpu_busy_pct_cv 0 1e-12
+expect_num "$T/agg3.csv" id p9 tcpext_TCPHPHits_per_s 15706.759148509282 1e-5
+expect_num "$T/agg3.csv" id p10 snd_cpu_busy_pct 65.61264822134387 1e-5
+expect_eq "$(field "$T/agg3.csv" id p10 pace_kicks_per_s)" "" "p10: no pace kicks given"
+expect_num "$T/agg3.csv" id p9 throughput_mbps 17773.499403030644 1e-5
+"$BIN/runs-filter" "$T/agg3.csv" -o "$T/filtered.csv" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "tcpsim's runs reader takes live-agg's per-CPU columns"
+# the old repetitions files (no per-CPU columns) give the old columns only
+expect_eq "$(head -1 "$A" | grep -c snd_cpu)" 0 "no per-CPU columns from an old repetitions file"
 # refusals
 sed '3s/"100","100","50"/"x","100","50"/' $D/reps.csv >"$T/badnum.csv"
 expect_fail "live-agg bad number" 2 "$T/badnum.csv:3: column 'throughput_mbps': 'x' is not a number" \
@@ -175,6 +219,8 @@ expect_fail "live-agg not a reps file" 2 "no column 'point'" \
 "$BIN/procstat" delta $D/lo-before $D/lo-after >"$T/delta" 2>&1
 expect_eq "$(sed -n 's/^netrx_softirqs_per_s //p' "$T/delta")" 69006.605 "procstat delta NET_RX"
 expect_eq "$(sed -n 's/^ns_dev_lo_tx_packets //p' "$T/delta")" 231866 "procstat delta lo packets"
+expect_eq "$(sed -n 's/^cpu1_cal_per_s //p' "$T/delta")" 6853.105 "procstat delta CAL received by CPU 1"
+expect_eq "$(sed -n 's/^ns_tcpext_TCPHPHits_per_s //p' "$T/delta")" 15706.759 "procstat delta TcpExt"
 "$BIN/procstat" snap "$T/s1" && "$BIN/procstat" snap "$T/s2" && "$BIN/procstat" delta "$T/s1" "$T/s2" >"$T/delta" 2>&1
 expect_eq "$?" 0 "procstat snap + delta on this machine"
 [ ! -e "$T/s1.tmp" ] && ok || bad "snapshot left its temporary directory"
@@ -183,14 +229,40 @@ expect_fail "procstat bad command" 2 "unknown command 'snapshot'" "$BIN/procstat
 mkdir "$T/half" && cp $D/lo-before/time $D/lo-before/stat "$T/half/"
 expect_fail "procstat incomplete snapshot" 1 "$T/half/softirqs" "$BIN/procstat" delta "$T/half" $D/lo-after
 
+# --- primcost: the machine's primitive costs (a quick run) -----------------
+"$BIN/primcost" --quick -o "$T/pc.csv" >"$T/pc.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "primcost --quick"
+expect_eq "$(awk 'END { print NR }' "$T/pc.csv")" 10 "primcost: header + 9 primitives"
+for p in timer_irq wake_idle_waker wake_idle_latency wake_busy_waker wake_busy_latency \
+	wake_same_waker wake_same_latency syscall copy_byte; do
+	v=$(field "$T/pc.csv" primitive $p ns)
+	if awk -v v="$v" 'BEGIN { exit !(v ~ /^[0-9.e+-]+$/ && v + 0 > 0) }'; then ok; else bad "primcost $p: ns '$v' is not a positive number"; fi
+	grep -q "^$p " "$T/pc.out" && ok || bad "primcost table lacks $p"
+done
+expect_fail "primcost one CPU twice" 2 "two different CPU numbers" "$BIN/primcost" --cpus 0,0
+expect_fail "primcost a CPU the machine lacks" 2 "this machine has CPUs" "$BIN/primcost" --cpus 0,4095 --quick
+
 # --- measure-live: the plan and the refusals -----------------------------
 ML=tools/measure-live
 $ML --dry-run --machine m >"$T/plan" 2>"$T/err"
 expect_eq "$?" 0 "measure-live --dry-run"
-expect_eq "$(grep -vc '^#' "$T/plan")" 28 "the default matrix has 20 loopback + 8 veth points"
-expect_eq "$(grep -c '^m-lo-' "$T/plan")" 20 "loopback points"
-expect_eq "$(grep -v '^#' "$T/plan" | sed -n 1p | tr '\t' ' ')" "m-lo-mtu1500-tsogso_on-send16K scenarios/live/m-lo.cfg link.mtu=1500;offload.tso=on;offload.gso=on;app.send_size=16K;app.recv_size=16K" "first point"
+expect_eq "$(grep -vc '^#' "$T/plan")" 104 "the default matrix has 96 loopback + 8 veth points"
+expect_eq "$(grep -c '^m-lo-' "$T/plan")" 96 "loopback points"
+expect_eq "$(grep -c 'app.test=TCP_STREAM;link.mtu=[0-9]*;offload.tso=o[nf]*;offload.gso=' "$T/plan")" 80 "stream, pinned apart: 4 sizes x 5 MTUs x TSO x GSO"
+expect_eq "$(grep -c -- '-sendfile	.*app.test=TCP_SENDFILE' "$T/plan")" 12 "sendfile points"
+expect_eq "$(grep -c -- '-rcpu0	.*app.recv_cpu=0;.*app.send_cpu=0' "$T/plan")" 4 "pinned together, both CPUs in the overrides"
+expect_eq "$(grep -v '^#' "$T/plan" | sed -n 1p | tr '\t' ' ')" "m-lo-mtu1500-tso_on-gso_on-send4K scenarios/live/m-lo.cfg app.test=TCP_STREAM;link.mtu=1500;offload.tso=on;offload.gso=on;app.send_size=4K;app.recv_size=4K" "first point"
 expect_eq "$(tail -1 "$T/plan" | tr '\t' ' ')" "m-veth-mtu9000-tso_off-gro_off scenarios/live/m-veth.cfg app.send_size=64K;link.mtu=9000;offload.tso=off;offload.gro=off;app.recv_size=64K" "last point"
+grep -q '^# 104 points, 3..5 good runs each of 3 s, cc cubic (unpaced' "$T/plan" && ok || bad "plan header: $(head -1 "$T/plan")"
+# the paced set: its own ids, tcp.pacing=on, its own default file
+$ML --dry-run --machine m --paced >"$T/plan" 2>"$T/err"
+expect_eq "$(grep -vc '^#' "$T/plan")" 12 "the paced set"
+expect_eq "$(grep -v '^#' "$T/plan" | grep -vc -- '-paced	.*;tcp.pacing=on$')" 0 "every paced point says so"
+grep -q '^# output: validation/live/m-paced.csv' "$T/plan" && ok || bad "paced default output: $(sed -n 2p "$T/plan")"
+$ML --dry-run --machine m --topology lo --set app.recv_cpu=1 --vary app.test=TCP_STREAM,TCP_SENDFILE >"$T/plan"
+expect_eq "$(grep -v '^#' "$T/plan" | cut -f1,3 | tr '\t\n' '  ')" "m-lo-stream app.recv_cpu=1;app.test=TCP_STREAM;app.send_cpu=0 m-lo-sendfile app.recv_cpu=1;app.test=TCP_SENDFILE;app.send_cpu=0 " "app.test and app.recv_cpu"
+expect_fail "measure-live bad app.test" 2 "app.test: 'UDP_STREAM' is not TCP_STREAM or TCP_SENDFILE" $ML --dry-run --topology lo --vary app.test=UDP_STREAM
+expect_fail "measure-live bad app.recv_cpu" 2 "app.recv_cpu: '4096' is not a CPU" $ML --dry-run --topology lo --set app.recv_cpu=4096
 $ML --dry-run --machine m --topology lo --vary link.mtu=1500,9000 --vary offload.gro=on,off >"$T/plan"
 expect_eq "$(grep -v '^#' "$T/plan" | cut -f1 | tr '\n' ' ')" "m-lo-mtu1500-gro_on m-lo-mtu1500-gro_off m-lo-mtu9000-gro_on m-lo-mtu9000-gro_off " "first axis slowest"
 expect_fail "measure-live unknown key" 2 "cannot set 'tcp.sndbuf' on a live machine" $ML --dry-run --topology lo --vary tcp.sndbuf=64K,1M
@@ -198,36 +270,58 @@ expect_fail "measure-live --vary first" 2 "give --topology first" $ML --dry-run 
 expect_fail "measure-live bad mtu" 2 "link.mtu: '99999' is not an MTU" $ML --dry-run --topology lo --vary link.mtu=1500,99999
 expect_fail "measure-live bad topology" 2 "--topology: 'wifi' is not lo or veth" $ML --dry-run --topology wifi
 expect_fail "measure-live twice the same point" 2 "appears twice" $ML --dry-run --topology lo --topology lo
+# Refusals, whatever is installed: stand-ins for iperf3 and ethtool on a
+# PATH made here, so "unknown cc" is reached without the real tools, and the
+# tools' absence is tested with a PATH that has every command but them.
+mkdir "$T/stub" "$T/noiperf" "$T/noethtool"
+for n in iperf3 ethtool; do
+	printf '#!/bin/sh\necho "stand-in %s $*"\nexit 0\n' "$n" >"$T/stub/$n"
+	chmod 755 "$T/stub/$n"
+done
+for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
+	for f in "$d"/*; do
+		n=${f##*/}
+		case $n in iperf3|ethtool) continue ;; esac
+		[ -e "$T/noiperf/$n" ] || ln -s "$f" "$T/noiperf/$n" 2>/dev/null
+		[ -e "$T/noethtool/$n" ] || ln -s "$f" "$T/noethtool/$n" 2>/dev/null
+	done
+done
+ln -s "$T/stub/ethtool" "$T/noiperf/ethtool"
+ln -s "$T/stub/iperf3" "$T/noethtool/iperf3"
+expect_fail "measure-live unknown cc" 2 "congestion control 'nosuchcc' is not available" \
+	env PATH="$T/stub:$PATH" bash $ML --machine m -o "$T/x.csv" --cc nosuchcc
+# the not-root check from a copy any user can read, wherever this checkout is
+PUB=$(mktemp -d)
+chmod 755 "$PUB"
+mkdir "$PUB/tools" && cp $ML "$PUB/tools/measure-live" && chmod 755 "$PUB/tools" "$PUB/tools/measure-live"
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 	expect_fail "measure-live not root" 2 "must run as root" \
-		setpriv --reuid=65534 --regid=65534 --clear-groups bash $ML --machine m -o "$T/x.csv"
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env -C "$PUB" PATH="$PATH" bash "$PUB/tools/measure-live" --machine m -o "$PUB/x.csv"
 fi
+rm -rf "$PUB"
 if [ "$(id -u)" != 0 ]; then
 	expect_fail "measure-live not root" 2 "must run as root" bash $ML --machine m -o "$T/x.csv"
 else
-	# iperf3 missing: a PATH with every command but iperf3
-	mkdir "$T/path"
-	for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
-		for f in "$d"/*; do
-			n=${f##*/}
-			[ "$n" = iperf3 ] || [ -e "$T/path/$n" ] || ln -s "$f" "$T/path/$n" 2>/dev/null
-		done
-	done
 	expect_fail "measure-live without iperf3" 2 "apt-get install -y iperf3" \
-		env PATH="$T/path" bash $ML --machine m -o "$T/x.csv"
-	expect_fail "measure-live unknown cc" 2 "congestion control 'nosuchcc' is not available" \
-		bash $ML --machine m -o "$T/x.csv" --cc nosuchcc
+		env PATH="$T/noiperf" bash $ML --machine m -o "$T/x.csv"
+	expect_fail "measure-live without ethtool" 2 "apt-get install -y ethtool" \
+		env PATH="$T/noethtool" bash $ML --machine m -o "$T/x.csv"
 fi
 
 # --- the scenarios: tcpsim takes them with the overrides a recorded run has --
+# (tcp.pacing=on marks the paced set; dropped until the model has that key)
+pacing_key=0
+"$TCPSIM" --help-config 2>/dev/null | grep -q 'tcp\.pacing' && pacing_key=1
 for f in validation/live/*.csv; do
-	case $f in *.reps.csv) continue ;; esac
+	case $f in *.reps.csv|*.primcost.csv|*.primcost-end.csv) continue ;; esac
 	[ -f "$f" ] || continue
 	# the first loopback row and the first veth row
 	for kind in -lo.cfg -veth.cfg; do
 		line=$(awk -F'","' -v k="$kind" 'NR > 1 && index($3, k) { print $3 "\t" $4; exit }' "$f")
 		[ -n "$line" ] || continue
 		scen=${line%%	*} ov=${line#*	}
+		[ $pacing_key = 1 ] || ov=$(echo "$ov" | sed -e 's/;*tcp\.pacing=on//' -e 's/^;//')
 		set --
 		for a in $(echo "$ov" | tr ';' ' '); do set -- "$@" -s "$a"; done
 		if "$TCPSIM" "$scen" "$@" -s run.duration=20ms -s run.batch=5ms -s run.warmup=5ms --format csv >"$T/sim" 2>"$T/err"; then

@@ -163,7 +163,7 @@ fi
 sh -c 'trap "" XFSZ; ulimit -f 8 && exec "$0" "$@"' "$TCPSIM" sweep "$D/fast.cfg" $LONG -o full.csv -j 2 2>ferr
 st=$?
 size=$(wc -c <full.csv 2>/dev/null || echo 0)
-if [ $st -ne 1 ] || ! grep -q "cannot write 'full.csv'" ferr; then
+if [ $st -ne 3 ] || ! grep -q "cannot write 'full.csv'" ferr; then
 	bad "a sweep that cannot write" "exit $st: $(head -c 300 ferr)"
 elif [ "$size" -eq 0 ] || [ "$(tail -c 1 full.csv | od -An -c | tr -d ' ')" != '\n' ] ||
 	! head -c "$size" long.csv | cmp -s - full.csv; then
@@ -184,7 +184,7 @@ if [ "$(id -u)" -eq 0 ] && mkdir -p mnt && mount -t tmpfs -o size=12k tcpsim-tes
 	size=$(wc -c <mnt/full.csv 2>/dev/null || echo 0)
 	cp mnt/full.csv enospc.csv 2>/dev/null
 	umount mnt
-	if [ $st -ne 1 ] || ! grep -q "No space left on device" ferr; then
+	if [ $st -ne 3 ] || ! grep -q "No space left on device" ferr; then
 		bad "a sweep on a full tmpfs" "exit $st: $(head -c 300 ferr)"
 	elif [ "$size" -eq 0 ] || [ "$(tail -c 1 enospc.csv | od -An -c | tr -d ' ')" != '\n' ] ||
 		! head -c "$size" long.csv | cmp -s - enospc.csv; then

@@ -37,6 +37,8 @@ static const char softirqs_text[] =
 	"          HI:          0          0\n"
 	"      NET_TX:          5          0\n"
 	"      NET_RX:        875       1059\n"
+	"       TIMER:      53256      60297\n"
+	"     HRTIMER:       3980        359\n"
 	"         RCU:     106991     112472\n";
 
 static const char interrupts_text[] =
@@ -101,6 +103,15 @@ static void test_tables(void **state)
 	assert_int_equal(procstat_parse_interrupts(s, interrupts_text, "interrupts", &err), TCPSIM_OK);
 	assert_int_equal(s->res_ipis, 44006 + 35685);
 	assert_int_equal(s->cal_ipis, 61406 + 71668);
+	/* per CPU: each column is what that CPU counted */
+	assert_int_equal(s->row_ncpus[PR_NET_RX], 2);
+	assert_int_equal(s->row_n[PR_NET_RX][1], 1059);
+	assert_int_equal(s->row_n[PR_TIMER][0], 53256);
+	assert_int_equal(s->row_n[PR_HRTIMER][1], 359);
+	assert_int_equal(s->row_n[PR_LOC][0], 334099);
+	assert_int_equal(s->row_n[PR_RES][1], 35685);
+	assert_int_equal(s->row_n[PR_CAL][0], 61406);
+	assert_int_equal(s->row_ncpus[PR_CAL], 2);
 
 	err_clear(&err);
 	expect_err(procstat_parse_softirqs(s, "  CPU0 CPU1\nNET_RX: 1\n", "sq", &err), &err,
@@ -113,6 +124,13 @@ static void test_tables(void **state)
 	err_clear(&err);
 	expect_err(procstat_parse_interrupts(s, "  CPU0\nRES: 1 Resched\n", "irq", &err), &err,
 		   "irq: no 'CAL:' line");
+	err_clear(&err);
+	expect_err(procstat_parse_interrupts(s, "  CPU0\nRES: 1 R\nCAL: 2 F\n", "irq", &err), &err,
+		   "irq: no 'LOC:' line");
+	err_clear(&err);
+	expect_err(procstat_parse_softirqs(s, "  CPU0 CPU1\nNET_RX: 1 2\nTIMER: 3 4\nHRTIMER: 5\n",
+					   "sq", &err),
+		   &err, "sq:4: HRTIMER: expected 2 per-CPU counts, found 1");
 	free(s);
 }
 
@@ -235,6 +253,35 @@ static void test_recorded_delta(void **state)
 	CLOSE(d.pgalloc_per_s, 543023.2371192737, 1e-9);
 	CLOSE(d.pgfree_per_s, 543033.1033805953, 1e-9);
 	CLOSE(d.ksoftirqd_s, 0.01, 1e-9);
+	/* per CPU (CPU 0 ran the sender, CPU 1 the receiver) */
+	CLOSE(d.row_per_s[PR_NET_RX][0], 52318.48166046823, 1e-9);
+	CLOSE(d.row_per_s[PR_NET_RX][1], 16688.123274624813, 1e-9);
+	CLOSE(d.row_per_s[PR_TIMER][0], 150.62492284212925, 1e-9);
+	CLOSE(d.row_per_s[PR_TIMER][1], 107.21337302736711, 1e-9);
+	CLOSE(d.row_per_s[PR_HRTIMER][0], 89.45410264860078, 1e-9);
+	CLOSE(d.row_per_s[PR_HRTIMER][1], 26.310030190764934, 1e-9);
+	CLOSE(d.row_per_s[PR_LOC][0], 349.2656507824045, 1e-9);
+	CLOSE(d.row_per_s[PR_LOC][1], 301.5787210616431, 1e-9);
+	CLOSE(d.row_per_s[PR_RES][0], 61.49969557091303, 1e-9);
+	CLOSE(d.row_per_s[PR_RES][1], 888.6212696930857, 1e-9);
+	CLOSE(d.row_per_s[PR_CAL][0], 172.98844850427946, 1e-9);
+	CLOSE(d.row_per_s[PR_CAL][1], 6853.105113939497, 1e-9);
+	CLOSE(d.row_per_s[PR_NET_RX][0] + d.row_per_s[PR_NET_RX][1], d.netrx_per_s, 1e-12);
+	/* TcpExt: the recorded pair's counters, before (all 0) and after */
+	static const uint64_t tcpext_after[PROCSTAT_TCPEXT_N] = {47759, 32517, 33645, 607, 0,
+								  41293, 0, 0, 3, 2, 1};
+	for (int i = 0; i < PROCSTAT_TCPEXT_N; i++) {
+		assert_int_equal(na.tcpext[i], 0);
+		assert_int_equal(nb.tcpext[i], tcpext_after[i]);
+		CLOSE(procstat_tcpext_per_s(&na, &nb, NULL, NULL, i, d.secs),
+		      (double)tcpext_after[i] / 3.0406654580001486, 1e-9);
+	}
+	/* a second namespace adds its own; an absent counter is NAN */
+	CLOSE(procstat_tcpext_per_s(&na, &nb, &na, &nb, 0, 2.0), 47759.0, 1e-12);
+	struct procstat_net old = nb;
+	old.tcpext[3] = UINT64_MAX;
+	assert_true(isnan(procstat_tcpext_per_s(&na, &old, NULL, NULL, 3, 1.0)));
+	assert_string_equal(procstat_tcpext_names[3], "TCPBacklogCoalesce");
 
 	/* swapped: refused, as is a counter that went backwards */
 	err_clear(&err);
@@ -243,6 +290,10 @@ static void test_recorded_delta(void **state)
 	b->ctxt = a->ctxt - 1;
 	err_clear(&err);
 	expect_err(procstat_sys_delta(a, b, &d, &err), &err, "ctxt went backwards");
+	b->ctxt = a->ctxt;
+	b->row_n[PR_LOC][1] = a->row_n[PR_LOC][1] - 1;
+	err_clear(&err);
+	expect_err(procstat_sys_delta(a, b, &d, &err), &err, "LOC of CPU 1 went backwards");
 	free(a);
 	free(b);
 }

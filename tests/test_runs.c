@@ -238,6 +238,33 @@ static void test_load_plain(void **state)
 	runs_free(&rs);
 }
 
+/* live-agg's per-CPU, pacing and TcpExt columns: accepted, skipped, metrics kept */
+static void test_measured_only(void **state)
+{
+	struct fixture *fx = *state;
+	assert_true(runs_column_measured_only("snd_cpu_busy_pct"));
+	assert_true(runs_column_measured_only("rcv_cpu_cal_per_s_cv"));
+	assert_true(runs_column_measured_only("tcpext_TCPHPHits_per_s"));
+	assert_true(runs_column_measured_only("pace_kicks_per_s"));
+	assert_true(runs_column_measured_only("writes_per_s_cv"));
+	assert_false(runs_column_measured_only("throughput_mbps"));
+	assert_false(runs_column_measured_only("snd_wakeups_per_s")); /* a metric */
+	assert_false(runs_column_measured_only("tcpext_"));
+	const char *path = put(fx, "live.csv",
+			       HDR ",throughput_mbps,snd_cpu_busy_pct,snd_cpu_busy_pct_cv,"
+				   "tcpext_TCPHPHits_per_s,note,pace_kicks_per_s\n"
+				   "a,src,s.cfg,,100,99.5,0.01,15000,n,\n");
+	struct run_set rs;
+	struct tcpsim_err err;
+	runs_init(&rs);
+	err_clear(&err);
+	assert_int_equal(runs_load(&rs, path, &err), TCPSIM_OK);
+	assert_int_equal(rs.n, 1);
+	assert_true(rs.runs[0].v[METRIC_THROUGHPUT_MBPS] == 100);
+	assert_string_equal(rs.runs[0].note, "n");
+	runs_free(&rs);
+}
+
 static void test_errors_header(void **state)
 {
 	struct fixture *fx = *state;
@@ -247,6 +274,9 @@ static void test_errors_header(void **state)
 			  "%s:1: unknown column 'cpu_send_pct_vc' (did you mean 'cpu_send_pct_cv'?)");
 	expect_load_error(fx, HDR ",bogomips\n", "%s:1: unknown column 'bogomips' (not a metric");
 	expect_load_error(fx, HDR ",wibble_cv\n", "%s:1: unknown column 'wibble_cv'");
+	/* the measured-only families need a name after their prefix */
+	expect_load_error(fx, HDR ",snd_cpu_\n", "%s:1: unknown column 'snd_cpu_'");
+	expect_load_error(fx, HDR ",pace_kicks\n", "%s:1: unknown column 'pace_kicks'");
 	expect_load_error(fx, "id,source,overrides,throughput_mbps\n",
 			  "%s:1: missing required column 'scenario'");
 	expect_load_error(fx, "source,scenario,overrides\n", "%s:1: missing required column 'id'");
@@ -516,6 +546,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_plain, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_measured_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_header, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors_rows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bom_nul_endless, setup, teardown),

@@ -19,6 +19,12 @@
  * point without a good repetition is left out of OUT.csv and named on
  * stderr.  Rows of one point must agree on scenario and overrides.
  *
+ * Measured-only columns of the repetitions file (runs.h,
+ * runs_column_measured_only: the per-CPU snd_cpu_* / rcv_cpu_* figures,
+ * pace_kicks_per_s, writes_per_s, tcpext_*_per_s) are carried into OUT.csv
+ * the same way, median and <name>_cv, at the end of each row; tcpsim
+ * reads such a file and skips them until a metric of that name exists.
+ *
  * Each recorded run's note says what the figures are: the number of
  * repetitions and redone ones, that the kernel counters are system-wide,
  * that CPU is the whole machine's (/proc/stat) with iperf3's own process
@@ -35,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "metrics.h"
@@ -59,9 +66,12 @@ static const char *const key_col[K_N] = {
 	"iperf3_recv_cpu_pct", "retrans_per_s", "other_cpu_pct", "dev_packets_per_s",
 };
 
+#define MAX_EXTRA 64
+
 struct rep_row {
 	char *key[K_N];
 	double m[METRIC_N];
+	double x[MAX_EXTRA];   /* the measured-only columns, in header order */
 	int line;
 };
 
@@ -71,7 +81,9 @@ struct reader {
 	int line, rec_line, in_record;
 	char **f;
 	int nf, capf;
-	int ncols, colkey[256], colmetric[256];
+	int ncols, colkey[256], colmetric[256], colextra[256];
+	int nextra;
+	char *extra_name[MAX_EXTRA];
 	struct rep_row *rows;
 	int nrows, caprows;
 };
@@ -118,6 +130,16 @@ static void on_record(int c, void *data)
 				if (strcmp(r->f[i], key_col[k]) == 0)
 					r->colkey[i] = k;
 			r->colmetric[i] = metric_find(r->f[i]);
+			r->colextra[i] = -1;
+			if (r->colmetric[i] < 0 && runs_column_measured_only(r->f[i])) {
+				if (r->nextra == MAX_EXTRA) {
+					err_set(r->err, TCPSIM_EUSAGE, "%s:%d: more than %d measured-only columns",
+						r->path, r->rec_line, MAX_EXTRA);
+					goto done;
+				}
+				r->extra_name[r->nextra] = xstrdup(r->f[i]);
+				r->colextra[i] = r->nextra++;
+			}
 		}
 		for (int k = 0; k < K_N; k++) {
 			int found = 0;
@@ -145,7 +167,14 @@ static void on_record(int c, void *data)
 	row->line = r->rec_line;
 	for (int i = 0; i < METRIC_N; i++)
 		row->m[i] = NAN;
+	for (int i = 0; i < MAX_EXTRA; i++)
+		row->x[i] = NAN;
 	for (int i = 0; i < r->nf; i++) {
+		if (r->colextra[i] >= 0 && !parse_value(r->f[i], &row->x[r->colextra[i]])) {
+			err_set(r->err, TCPSIM_EUSAGE, "%s:%d: column '%s': '%s' is not a number", r->path,
+				r->rec_line, r->extra_name[r->colextra[i]], r->f[i]);
+			goto done;
+		}
 		if (r->colkey[i] >= 0)
 			row->key[r->colkey[i]] = xstrdup(r->f[i]);
 		if (r->colmetric[i] >= 0 && !parse_value(r->f[i], &row->m[r->colmetric[i]])) {
@@ -207,6 +236,8 @@ static void free_reps(struct reader *r)
 			free(r->rows[i].key[k]);
 	free(r->rows);
 	free(r->f);
+	for (int i = 0; i < r->nextra; i++)
+		free(r->extra_name[i]);
 }
 
 /* Median and CV of the finite values in v[0..n) (sorted in place). */
@@ -267,8 +298,9 @@ static struct point *collect(const struct reader *r, int *np, struct tcpsim_err 
 	return pt;
 }
 
-/* Values of metric column m (or key column k when m < 0) over the good rows of a point. */
-static int gather(const struct reader *r, const char *id, int m, int k, double *v)
+/* Values of metric column m (or key column k when m < 0, or measured-only column
+ * x when k < 0 too) over the good rows of a point. */
+static int gather_x(const struct reader *r, const char *id, int m, int k, int xi, double *v)
 {
 	int n = 0;
 	for (int i = 0; i < r->nrows; i++) {
@@ -278,11 +310,69 @@ static int gather(const struct reader *r, const char *id, int m, int k, double *
 		double x = NAN;
 		if (m >= 0)
 			x = row->m[m];
+		else if (k < 0)
+			x = row->x[xi];
 		else if (!parse_value(row->key[k], &x))
 			x = NAN;
 		v[n++] = x;
 	}
 	return n;
+}
+
+static int gather(const struct reader *r, const char *id, int m, int k, double *v)
+{
+	return gather_x(r, id, m, k, -1, v);
+}
+
+/*
+ * Add the measured-only columns to the file runs_write made: per row (in
+ * the order of the set, one line each: live-agg's cells hold no line break)
+ * the median and the CV of each, as `med`/`cv` give them (nx per run).
+ */
+static int add_extra_columns(const char *path, const struct reader *r, const double *med,
+			     const double *cv, int nruns, struct tcpsim_err *err)
+{
+	int nx = r->nextra;
+	char *text = procstat_read_file(path, err);
+	if (!text)
+		return err->code;
+	char tmp[4096];
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		free(text);
+		return err_set(err, TCPSIM_EIO, "cannot create '%s': %s", tmp, strerror(errno));
+	}
+	int line = 0;
+	for (char *p = text, *nl; *p; p = nl + 1, line++) {
+		nl = strchr(p, '\n');
+		if (!nl || line > nruns)
+			break;
+		fwrite(p, 1, (size_t)(nl - p), f);
+		for (int pass = 0; pass < 2; pass++)
+			for (int i = 0; i < nx; i++) {
+				char cell[160];
+				double v = line == 0 ? 0 : (pass ? cv : med)[(line - 1) * nx + i];
+				if (line == 0)
+					snprintf(cell, sizeof(cell), "%s%s", r->extra_name[i], pass ? "_cv" : "");
+				else if (isnan(v))
+					cell[0] = '\0';
+				else
+					snprintf(cell, sizeof(cell), "%.6g", v);
+				fputc(',', f);
+				csv_fwrite(f, cell, strlen(cell));
+			}
+		fputc('\n', f);
+	}
+	free(text);
+	int bad = ferror(f) || line != nruns + 1;
+	bad |= fclose(f) != 0;
+	if (bad || rename(tmp, path) != 0) {
+		unlink(tmp);
+		return err_set(err, TCPSIM_EIO, "cannot add the per-CPU columns to '%s'%s", path,
+			       line != nruns + 1 ? " (its rows are not one a line)" : "");
+	}
+	return TCPSIM_OK;
 }
 
 struct opts {
@@ -298,6 +388,9 @@ static int aggregate(const struct reader *r, const struct opts *o, struct tcpsim
 	if (!pt)
 		return err->code;
 	double *v = xcalloc((size_t)r->nrows + 1, sizeof(double));
+	int nx = r->nextra;
+	double *x_med = xcalloc((size_t)(np * nx) + 1, sizeof(double));
+	double *x_cv = xcalloc((size_t)(np * nx) + 1, sizeof(double));
 	struct run_set rs;
 	runs_init(&rs);
 	int rc = TCPSIM_OK;
@@ -348,10 +441,18 @@ static int aggregate(const struct reader *r, const struct opts *o, struct tcpsim
 			gather(r, pt[p].id, m, -1, v);
 			stats(v, pt[p].good, &run->v[m], &run->cv[m]);
 		}
+		for (int i = 0; i < nx; i++) {
+			gather_x(r, pt[p].id, -1, -1, i, v);
+			stats(v, pt[p].good, &x_med[(rs.n - 1) * nx + i], &x_cv[(rs.n - 1) * nx + i]);
+		}
 	}
 	if (!rc && !o->need_more)
 		rc = runs_write(&rs, o->out, err);
+	if (!rc && !o->need_more && nx > 0)
+		rc = add_extra_columns(o->out, r, x_med, x_cv, rs.n, err);
 	runs_free(&rs);
+	free(x_med);
+	free(x_cv);
 	free(v);
 	free(pt);
 	return rc;

@@ -28,6 +28,25 @@
  *                          frames (skbs handed to IP, GSO or not) = Ip
  *                          OutRequests - ACKs
  *
+ *   send_cpu, recv_cpu     the CPUs the sender (iperf3 client) and the receiver
+ *                          (server) were pinned to (--send-cpu, --recv-cpu)
+ *   snd_cpu_*, rcv_cpu_*   per CPU, of the sender's and of the receiver's CPU:
+ *                          busy share (/proc/stat cpuN), NET_RX, TIMER and HRTIMER
+ *                          softirqs (/proc/softirqs), LOC timer interrupts and RES
+ *                          and CAL IPIs received (/proc/interrupts), per second;
+ *                          when both are pinned to one CPU the two are equal
+ *   writes_per_s           the sender's writes: end.sum_sent.bytes / blksize over
+ *                          end.sum_sent.seconds (iperf3 writes whole blocks)
+ *   tcpext_<Name>_per_s    the test namespaces' TcpExt counters (procstat.h)
+ *   pacing                 the mode asked for: "unpaced" (no algorithm but --cc
+ *                          ever initialised the socket) or "paced" (bbr initialised
+ *                          it first, iperf3 -C switched it)
+ *   pace_kicks_per_s       expiries of the internal-pacing hrtimer (its callback
+ *                          tcp_pace_kick) over the run (--pace-kicks COUNT, counted
+ *                          by the caller), empty when not counted (--run-note says why)
+ *   cc_sender_ss           the sender's algorithm as `ss -ti` showed it during the run
+ *   run_note               free text from the caller (--run-note)
+ *
  * Disturbance: other_cpu_pct = (busy CPU time of the machine - iperf3's two
  * processes' time - the ksoftirqd threads' time) / CPU capacity of the
  * interval.  A run whose other_cpu_pct exceeds --other-max, or whose steal
@@ -71,8 +90,19 @@ enum rep_col {
 	RC_THROUGHPUT, RC_THROUGHPUT_TOTAL, RC_CPU_SEND, RC_CPU_RECV, RC_SD_SEND, RC_SD_RECV,
 	RC_NETRX, RC_RES, RC_CS, RC_INTR, RC_PGALLOC, RC_PGFREE, RC_SEGS, RC_FRAMES, RC_ACKS,
 	RC_CAL, RC_SEGS_PER_FRAME, RC_ACKS_PER_FRAME,
-	RC_N
+	/* the run's roles, pacing and per-CPU figures (after the metrics: older
+	 * readers find every column they know where it was) */
+	RC_SEND_CPU, RC_RECV_CPU, RC_PACING, RC_CC_SS, RC_RUN_NOTE, RC_PACE_KICKS, RC_WRITES,
+	RC_PERCPU,                                   /* PERCPU_N pairs: sender's, receiver's */
+	RC_TCPEXT = RC_PERCPU + 2 * 7,               /* PROCSTAT_TCPEXT_N columns */
+	RC_N = RC_TCPEXT + PROCSTAT_TCPEXT_N
 };
+
+/* The per-CPU figures, in column order; busy comes from /proc/stat, the rest
+ * are rows of enum procstat_row. */
+enum { PERCPU_N = 7 };
+static const int percpu_row[PERCPU_N] = {-1, PR_NET_RX, PR_TIMER, PR_HRTIMER, PR_LOC, PR_RES, PR_CAL};
+_Static_assert(RC_TCPEXT == RC_PERCPU + 2 * PERCPU_N, "two columns per per-CPU figure");
 
 static const char *const rep_col_name[RC_N] = {
 	"point", "scenario", "overrides", "rep", "attempt", "status", "started_utc",
@@ -83,28 +113,47 @@ static const char *const rep_col_name[RC_N] = {
 	"sd_send_us_per_kb", "sd_recv_us_per_kb", "netrx_softirqs_per_s", "res_ipis_per_s",
 	"cs_per_s", "intr_per_s", "pgalloc_per_s", "pgfree_per_s", "segs_per_s",
 	"frames_per_s", "acks_per_s", "cal_ipis_per_s", "segs_per_frame", "acks_per_frame",
+	"send_cpu", "recv_cpu", "pacing", "cc_sender_ss", "run_note", "pace_kicks_per_s",
+	"writes_per_s",
+	"snd_cpu_busy_pct", "rcv_cpu_busy_pct", "snd_cpu_netrx_per_s", "rcv_cpu_netrx_per_s",
+	"snd_cpu_timer_per_s", "rcv_cpu_timer_per_s", "snd_cpu_hrtimer_per_s",
+	"rcv_cpu_hrtimer_per_s", "snd_cpu_loc_per_s", "rcv_cpu_loc_per_s", "snd_cpu_res_per_s",
+	"rcv_cpu_res_per_s", "snd_cpu_cal_per_s", "rcv_cpu_cal_per_s",
+	/* tcpext_<procstat_tcpext_names[i]>_per_s, checked in main() */
+	"tcpext_TCPHPHits_per_s", "tcpext_TCPHPAcks_per_s", "tcpext_TCPPureAcks_per_s",
+	"tcpext_TCPBacklogCoalesce_per_s", "tcpext_TCPBacklogDrop_per_s",
+	"tcpext_TCPRcvCoalesce_per_s", "tcpext_DelayedACKs_per_s", "tcpext_TCPAutoCorking_per_s",
+	"tcpext_TCPOFOQueue_per_s", "tcpext_TCPWantZeroWindowAdv_per_s",
+	"tcpext_TCPToZeroWindowAdv_per_s",
 };
 
 static const char usage_text[] =
 	"usage: " PROG " -o REPS.csv --json IPERF3.json --before DIR --after DIR\n"
 	"       [--rx-before DIR --rx-after DIR] [--dev NAME] --point ID --scenario CFG\n"
 	"       [--overrides 'sec.key=v;...'] [--rep N] [--attempt N] [--quiet-busy PCT]\n"
-	"       [--cc NAME] [--other-max PCT] [--steal-max PCT]\n"
+	"       [--cc NAME] [--other-max PCT] [--steal-max PCT] [--send-cpu N] [--recv-cpu N]\n"
+	"       [--pacing unpaced|paced] [--pace-kicks COUNT] [--cc-ss NAME] [--run-note TEXT]\n"
 	"  Appends one repetition row.  --before/--after: snapshots (procstat snap) taken in\n"
 	"  the sender's namespace; --rx-*: --net-only snapshots of the receiver's namespace\n"
 	"  when it is another one (veth); --dev: the sender's device, whose transmitted\n"
 	"  packets become dev_packets_per_s.  --cc: the congestion control asked for; a run\n"
-	"  that used another is refused.  Exit 3 = disturbed (row written, redo it).\n";
+	"  that used another is refused.  --send-cpu/--recv-cpu (0, 1): the CPUs the two\n"
+	"  were pinned to, whose figures become the snd_cpu_*/rcv_cpu_* columns.\n"
+	"  --pace-kicks: pacing-timer (tcp_pace_kick) expiries over the run.  Exit 3 = disturbed (row\n"
+	"  written, redo it).\n";
 
 struct opts {
 	const char *out, *json, *before, *after, *rx_before, *rx_after, *dev;
 	const char *point, *scenario, *overrides, *cc;
-	long rep, attempt;
+	const char *pacing, *cc_ss, *run_note;
+	long rep, attempt, send_cpu, recv_cpu;
+	double pace_kicks;
 	double quiet_busy, other_max, steal_max;
 };
 
 struct iperf3_result {
 	double recv_bps, secs, host_cpu, remote_cpu;
+	double sent_bytes, sent_secs;
 	long long streams, blksize;
 	char cc_snd[32], cc_rcv[32];
 };
@@ -167,6 +216,10 @@ static int read_iperf3(const char *path, struct iperf3_result *r, struct tcpsim_
 	if (!rc)
 		rc = jsonpath_number(root, path, "end.cpu_utilization_percent.remote_total",
 				 &r->remote_cpu, err);
+	if (!rc)
+		rc = jsonpath_number(root, path, "end.sum_sent.bytes", &r->sent_bytes, err);
+	if (!rc)
+		rc = jsonpath_number(root, path, "end.sum_sent.seconds", &r->sent_secs, err);
 	if (!rc && !(r->secs > 0))
 		rc = err_set(err, TCPSIM_EUSAGE, "%s: field 'end.sum_received.seconds' is 0", path);
 	if (!rc) {
@@ -314,6 +367,9 @@ static int make_row(const struct opts *o, struct tcpsim_err *err, int *disturbed
 			     "the receiver '%s'",
 			     o->json, o->cc, ip.cc_snd[0] ? ip.cc_snd : "(not reported)",
 			     ip.cc_rcv[0] ? ip.cc_rcv : "(not reported)");
+	if (!rc && (o->send_cpu >= d.ncpus || o->recv_cpu >= d.ncpus))
+		rc = err_set(err, TCPSIM_EUSAGE, "%s/stat: %d CPUs, no CPU %ld", o->before, d.ncpus,
+			     o->send_cpu >= d.ncpus ? o->send_cpu : o->recv_cpu);
 	if (!rc && (d.secs + 0.5 < ip.secs || d.secs > ip.secs + 5))
 		rc = err_set(err, TCPSIM_EUSAGE,
 			     "the snapshots are %.3f s apart but iperf3 ran %.3f s: they do not "
@@ -407,6 +463,25 @@ static int make_row(const struct opts *o, struct tcpsim_err *err, int *disturbed
 	fmt_num(cell[RC_CAL], d.cal_per_s);
 	fmt_num(cell[RC_SEGS_PER_FRAME], frames > 0 ? data_segs / frames : NAN);
 	fmt_num(cell[RC_ACKS_PER_FRAME], frames > 0 ? acks / frames : NAN);
+	snprintf(cell[RC_SEND_CPU], 512, "%ld", o->send_cpu);
+	snprintf(cell[RC_RECV_CPU], 512, "%ld", o->recv_cpu);
+	snprintf(cell[RC_PACING], 512, "%s", o->pacing ? o->pacing : "");
+	snprintf(cell[RC_CC_SS], 512, "%s", o->cc_ss ? o->cc_ss : "");
+	snprintf(cell[RC_RUN_NOTE], 512, "%s", o->run_note ? o->run_note : "");
+	fmt_num(cell[RC_PACE_KICKS], o->pace_kicks / d.secs);
+	fmt_num(cell[RC_WRITES], ip.sent_secs > 0 ? ip.sent_bytes / (double)ip.blksize / ip.sent_secs
+						  : NAN);
+	for (int k = 0; k < PERCPU_N; k++)
+		for (int role = 0; role < 2; role++) {
+			long cpu = role ? o->recv_cpu : o->send_cpu;
+			double v = percpu_row[k] < 0 ? d.cpu_util_pct[cpu]
+				   : cpu < d.ncpus   ? d.row_per_s[percpu_row[k]][cpu]
+						     : NAN;
+			fmt_num(cell[RC_PERCPU + 2 * k + role], v);
+		}
+	for (int i = 0; i < PROCSTAT_TCPEXT_N; i++)
+		fmt_num(cell[RC_TCPEXT + i], procstat_tcpext_per_s(&na, &nb, two_ns ? &ra : NULL,
+								   two_ns ? &rb : NULL, i, d.secs));
 	if (acks < 0 || frames <= 0) {
 		rc = err_set(err, TCPSIM_EUSAGE,
 			     "%s: the namespace counters do not add up (ACKs %.0f, frames %.0f): were "
@@ -446,9 +521,19 @@ int main(int argc, char **argv)
 		{"rep", required_argument, NULL, 'r'}, {"attempt", required_argument, NULL, 't'},
 		{"quiet-busy", required_argument, NULL, 'q'}, {"cc", required_argument, NULL, 'c'},
 		{"other-max", required_argument, NULL, 'O'}, {"steal-max", required_argument, NULL, 'S'},
+		{"send-cpu", required_argument, NULL, 'C'}, {"recv-cpu", required_argument, NULL, 'R'},
+		{"pacing", required_argument, NULL, 'P'}, {"pace-kicks", required_argument, NULL, 'K'},
+		{"cc-ss", required_argument, NULL, 'X'}, {"run-note", required_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
-	struct opts o = {.rep = 1, .attempt = 1, .quiet_busy = NAN, .other_max = 5, .steal_max = 2};
+	struct opts o = {.rep = 1, .attempt = 1, .quiet_busy = NAN, .other_max = 5, .steal_max = 2,
+			 .send_cpu = 0, .recv_cpu = 1, .pace_kicks = NAN};
+	for (int i = 0; i < PROCSTAT_TCPEXT_N; i++) {
+		char want[96];
+		snprintf(want, sizeof(want), "tcpext_%s_per_s", procstat_tcpext_names[i]);
+		INVARIANT(strcmp(want, rep_col_name[RC_TCPEXT + i]) == 0, "column %s is not %s",
+			  rep_col_name[RC_TCPEXT + i], want);
+	}
 	int c;
 	double x;
 	opterr = 0;
@@ -465,6 +550,24 @@ int main(int argc, char **argv)
 		case 's': o.scenario = optarg; break;
 		case 'v': o.overrides = optarg; break;
 		case 'c': o.cc = optarg; break;
+		case 'X': o.cc_ss = optarg; break;
+		case 'N': o.run_note = optarg; break;
+		case 'P':
+			if (strcmp(optarg, "unpaced") != 0 && strcmp(optarg, "paced") != 0)
+				return usage("--pacing takes unpaced or paced");
+			o.pacing = optarg;
+			break;
+		case 'K':
+			if (*optarg && (!parse_num(optarg, &x) || x != floor(x)))
+				return usage("--pace-kicks takes a count (or '' when not measured)");
+			o.pace_kicks = *optarg ? x : NAN;
+			break;
+		case 'C':
+		case 'R':
+			if (!parse_num(optarg, &x) || x != floor(x) || x >= PROCSTAT_MAX_CPUS)
+				return usage("--send-cpu and --recv-cpu take a CPU number");
+			*(c == 'C' ? &o.send_cpu : &o.recv_cpu) = (long)x;
+			break;
 		case 'r':
 		case 't':
 			if (!parse_num(optarg, &x) || x < 1 || x != floor(x))

@@ -4,6 +4,7 @@
  *
  *   procstat snap [--net-only] DIR   copy the /proc files verbatim into DIR
  *   procstat delta BEFORE AFTER      print the differences, one "name value" a line
+ *                                    (per CPU too: cpuN_netrx_per_s, ..._cal_per_s)
  *   procstat busy SECONDS            sample /proc/stat over SECONDS; print
  *                                    "busy_pct steal_pct" of the whole machine
  *
@@ -176,6 +177,10 @@ static int delta(const char *da, const char *db, struct tcpsim_err *err)
 	       d.res_per_s, d.cal_per_s);
 	printf("cs_per_s %.3f\nintr_per_s %.3f\npgalloc_per_s %.3f\npgfree_per_s %.3f\n", d.cs_per_s,
 	       d.intr_per_s, d.pgalloc_per_s, d.pgfree_per_s);
+	static const char *const row_name[PR_N] = {"netrx", "timer", "hrtimer", "loc", "res", "cal"};
+	for (int r = 0; r < PR_N; r++)
+		for (int c = 0; c < a->row_ncpus[r]; c++)
+			printf("cpu%d_%s_per_s %.3f\n", c, row_name[r], d.row_per_s[r][c]);
 	/* the namespace's counters, when both snapshots have them */
 	struct tcpsim_err nerr;
 	err_clear(&nerr);
@@ -186,6 +191,11 @@ static int delta(const char *da, const char *db, struct tcpsim_err *err)
 		       (unsigned long long)(nb.tcp_out_segs - na.tcp_out_segs),
 		       (unsigned long long)(nb.tcp_retrans_segs - na.tcp_retrans_segs),
 		       (unsigned long long)(nb.tcp_orig_data_sent - na.tcp_orig_data_sent));
+		for (int i = 0; i < PROCSTAT_TCPEXT_N; i++) {
+			double v = procstat_tcpext_per_s(&na, &nb, NULL, NULL, i, d.secs);
+			if (!isnan(v))
+				printf("ns_tcpext_%s_per_s %.3f\n", procstat_tcpext_names[i], v);
+		}
 		for (int i = 0; i < nb.ndevs; i++) {
 			const struct procstat_dev *o = procstat_net_dev(&na, nb.dev[i].name);
 			if (o)

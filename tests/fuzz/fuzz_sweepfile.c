@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *again = fuzz_path("again.csv");
 
 	err_clear(&err);
-	if (sweep_columns(csv, "point,rep,seed", sink, &err) != TCPSIM_OK && err.msg[0] == '\0')
+	if (sweep_columns(csv, "point,rep,seed", NULL, sink, &err) != TCPSIM_OK && err.msg[0] == '\0')
 		abort();
 	err_clear(&err);
 	const char *in[1] = {csv};

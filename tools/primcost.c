@@ -1,0 +1,523 @@
+/*
+ * primcost: this machine's primitive costs, the constants a host profile
+ * needs and a fit cannot tell apart (a timer interrupt, a wakeup IPI, a
+ * syscall, a byte copied), measured directly each session.
+ *
+ *   primcost [--cpus A,B] [--quick] [-o OUT.csv]
+ *
+ * What is measured (CPU A = the sender's, B = the receiver's):
+ *   timer_irq         a thread spins on A reading CLOCK_MONOTONIC while a
+ *                     timerfd armed on A fires at 20 kHz; the time lost in
+ *                     gaps (deltas above 8x the loop's median and 300 ns, below
+ *                     500 us), minus the gaps of an equal spin without the
+ *                     timer, per local timer interrupt added (LOC of CPU A in
+ *                     /proc/interrupts): the hardirq, the hrtimer, the return
+ *   wake_idle_waker   a 16-byte pipe write() on A that wakes a reader blocked
+ *                     on B while B is idle (300 us after its last run, past
+ *                     haltpoll's polling window): the waker's cost, the
+ *                     CAL/RES IPI included
+ *   wake_idle_latency from that write() to the reader running on B (the
+ *                     CLOCK_MONOTONIC stamp in the message)
+ *   wake_busy_waker, wake_busy_latency
+ *                     the same with a thread spinning on B (the wakeup goes
+ *                     to a busy CPU: RES, then wakeup preemption)
+ *   wake_same_waker, wake_same_latency
+ *                     waker and reader both on A (no IPI; the latency holds
+ *                     the context switch)
+ *   syscall           getppid() (never cached by glibc), per call
+ *   copy_byte         memcpy of a 64 KB buffer into another (both cache-hot),
+ *                     per byte
+ * Each figure is the median over rounds (5, or 3 with --quick) of a round's
+ * median (per-event figures) or mean (syscall, copy); min and max over the
+ * rounds are written beside it.  Cycles = ns x "cpu MHz" of /proc/cpuinfo
+ * (the nominal clock: a VM's guest cannot see turbo).  The whole run takes
+ * about 10 s (under 1 s with --quick, for tests: figures then only show
+ * the tool works).
+ *
+ * Output: a table on stdout and, with -o, a CSV (libcsv, every field
+ * quoted): primitive, ns, cycles, unit, rounds, min_ns, max_ns, cpus ("A"
+ * or, for a wakeup across CPUs, "A->B": waker on A), cpu_mhz, note.  Written to a temporary file renamed over OUT.
+ *
+ * Exit status: 0 done, 1 cannot measure or write, 2 usage.
+ */
+#include <csv.h>
+#include <errno.h>
+#include <getopt.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "procstat.h"
+#include "util.h"
+
+#include "toolopt.h"
+
+#define PROG "primcost"
+#define MAX_ROUNDS 5
+#define IDLE_GAP_NS 300000.0   /* beyond haltpoll's default 200 us poll window */
+
+static const char usage_text[] =
+	"usage: " PROG " [--cpus A,B] [--quick] [-o OUT.csv]\n"
+	"  Measures timer-interrupt, wakeup (idle, busy and same CPU), syscall and copy\n"
+	"  costs on CPUs A and B (default 0,1); prints a table, writes OUT.csv with -o.\n"
+	"  --quick: a run of under a second (for tests).\n";
+
+enum prim {
+	P_TIMER, P_WAKE_IDLE_WAKER, P_WAKE_IDLE_LAT, P_WAKE_BUSY_WAKER, P_WAKE_BUSY_LAT,
+	P_WAKE_SAME_WAKER, P_WAKE_SAME_LAT, P_SYSCALL, P_COPY, P_N
+};
+
+static const struct {
+	const char *name, *unit;
+} prim_desc[P_N] = {
+	[P_TIMER] = {"timer_irq", "per interrupt"},
+	[P_WAKE_IDLE_WAKER] = {"wake_idle_waker", "per wakeup"},
+	[P_WAKE_IDLE_LAT] = {"wake_idle_latency", "per wakeup"},
+	[P_WAKE_BUSY_WAKER] = {"wake_busy_waker", "per wakeup"},
+	[P_WAKE_BUSY_LAT] = {"wake_busy_latency", "per wakeup"},
+	[P_WAKE_SAME_WAKER] = {"wake_same_waker", "per wakeup"},
+	[P_WAKE_SAME_LAT] = {"wake_same_latency", "per wakeup"},
+	[P_SYSCALL] = {"syscall", "per call"},
+	[P_COPY] = {"copy_byte", "per byte"},
+};
+
+/* The whole session: options, the clock rate, the figures per round. */
+struct primcost {
+	int cpu_a, cpu_b, quick, rounds;
+	double mhz;
+	double round_ns[P_N][MAX_ROUNDS];
+	double scale;   /* durations and counts: 1, or 1/20 with --quick */
+};
+
+static double now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static double median(double *v, int n)
+{
+	if (n <= 0)
+		return NAN;
+	gsl_sort(v, 1, (size_t)n);
+	return gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
+}
+
+/* ------------------------------------------------------------- timer */
+
+/* Local timer interrupts (LOC) that `cpu` received so far, or -1. */
+static double loc_count(int cpu)
+{
+	struct tcpsim_err err;
+	err_clear(&err);
+	char *text = procstat_read_file("/proc/interrupts", &err);
+	struct procstat_sys *s = xcalloc(1, sizeof(*s));
+	double n = -1;
+	if (text && !procstat_parse_interrupts(s, text, "/proc/interrupts", &err) &&
+	    cpu < s->row_ncpus[PR_LOC])
+		n = (double)s->row_n[PR_LOC][cpu];
+	free(text);
+	free(s);
+	return n;
+}
+
+/*
+ * Spin for `ns` on the current CPU; the time lost in gaps above the
+ * threshold and below 500 us (an interrupt took the CPU away; longer gaps
+ * are other tasks run in between, not counted), in ns.
+ */
+static double spin_lost_ns(double ns, int fd)
+{
+	enum { PROBE = 4096 };
+	static double d[PROBE];
+	double t = now_ns(), prev = t;
+	for (int i = 0; i < PROBE; i++) {
+		double x = now_ns();
+		d[i] = x - prev;
+		prev = x;
+	}
+	double thresh = fmax(8 * median(d, PROBE), 300.0);
+	double lost = 0, end = now_ns() + ns;
+	prev = now_ns();
+	uint64_t ticks;
+	for (unsigned i = 0; prev < end; i++) {
+		/* a timerfd re-arms only when read (timerfd_read): read it every
+		 * few microseconds, in both spins, so each period is one interrupt */
+		if ((i & 127) == 0 && read(fd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+			return NAN;
+		double x = now_ns();
+		if (x - prev > thresh && x - prev < 500e3)
+			lost += x - prev;
+		prev = x;
+	}
+	return lost;
+}
+
+/*
+ * The cost of one timer interrupt: the time a spinning CPU loses with a
+ * 20 kHz timerfd armed on it, minus what it loses without, per local timer
+ * interrupt added (/proc/interrupts LOC of that CPU: several expiries can
+ * share one interrupt, so interrupts are counted, not expiries).
+ */
+static int measure_timer(struct primcost *pc, int r, const char **why)
+{
+	double span = 0.2e9 * pc->scale;
+	if (pin(pc->cpu_a) != 0) {
+		*why = "cannot pin to CPU A";
+		return -1;
+	}
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK);
+	if (fd < 0) {
+		*why = "timerfd_create failed";
+		return -1;
+	}
+	double l0 = loc_count(pc->cpu_a);
+	double base = spin_lost_ns(span, fd);
+	double l1 = loc_count(pc->cpu_a);
+	struct itimerspec its = {.it_interval = {0, 50000}, .it_value = {0, 50000}}; /* 20 kHz */
+	timerfd_settime(fd, 0, &its, NULL);
+	double l2 = loc_count(pc->cpu_a);
+	double lost = spin_lost_ns(span, fd);
+	double l3 = loc_count(pc->cpu_a);
+	struct itimerspec off = {0};
+	timerfd_settime(fd, 0, &off, NULL);
+	close(fd);
+	if (isnan(base) || isnan(lost)) {
+		*why = "cannot read the timerfd";
+		return -1;
+	}
+	if (l0 < 0 || l1 < 0 || l2 < 0 || l3 < 0) {
+		*why = "no LOC row for CPU A in /proc/interrupts";
+		return -1;
+	}
+	double added = (l3 - l2) - (l1 - l0);
+	if (added < 1) {
+		*why = "the timer added no local timer interrupt";
+		return -1;
+	}
+	pc->round_ns[P_TIMER][r] = fmax(lost - base, 0) / added;
+	return 0;
+}
+
+/* ---------------------------------------------------------- wakeups */
+
+struct pingpong {
+	int to_sleeper[2], to_waker[2];
+	int sleeper_cpu, iters;
+	double *lat;             /* per iteration: write() to the reader running */
+	atomic_int hog_stop;
+	int hog_cpu;
+};
+
+static void *sleeper(void *arg)
+{
+	struct pingpong *pp = arg;
+	pin(pp->sleeper_cpu);
+	for (int i = 0; i < pp->iters; i++) {
+		double msg[2];
+		if (read(pp->to_sleeper[0], msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+			break;
+		pp->lat[i] = now_ns() - msg[0];
+		char c = 1;
+		if (write(pp->to_waker[1], &c, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+static void *hog(void *arg)
+{
+	struct pingpong *pp = arg;
+	pin(pp->hog_cpu);
+	while (!atomic_load_explicit(&pp->hog_stop, memory_order_relaxed))
+		;
+	return NULL;
+}
+
+/*
+ * One round of ping-pong: the waker on A, the sleeper on `cpu`, a spinning
+ * hog on `cpu` when `busy`.  Fills the round's waker cost and latency.
+ */
+static int measure_wake(struct primcost *pc, int r, int cpu, int busy, enum prim waker_p,
+			enum prim lat_p, const char **why)
+{
+	struct pingpong pp = {.sleeper_cpu = cpu, .hog_cpu = cpu};
+	pp.iters = (int)fmax(20, (busy ? 200 : 300) * pc->scale);
+	pp.lat = xcalloc((size_t)pp.iters, sizeof(double));
+	double *cost = xcalloc((size_t)pp.iters, sizeof(double));
+	atomic_init(&pp.hog_stop, 0);
+	int rc = -1;
+	pthread_t ts, th;
+	int have_hog = 0;
+	if (pipe(pp.to_sleeper) != 0 || pipe(pp.to_waker) != 0) {
+		*why = "pipe failed";
+		goto out;
+	}
+	if (pin(pc->cpu_a) != 0) {
+		*why = "cannot pin to CPU A";
+		goto close;
+	}
+	if (busy && pthread_create(&th, NULL, hog, &pp) == 0)
+		have_hog = 1;
+	if (pthread_create(&ts, NULL, sleeper, &pp) != 0) {
+		*why = "pthread_create failed";
+		goto stop_hog;
+	}
+	int done = 0;
+	for (; done < pp.iters; done++) {
+		/* let the sleeper block and its CPU go idle (or the hog run) */
+		double until = now_ns() + (cpu == pc->cpu_a ? 0 : IDLE_GAP_NS);
+		while (now_ns() < until)
+			;
+		double msg[2] = {now_ns(), 0};
+		if (write(pp.to_sleeper[1], msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+			break;
+		cost[done] = now_ns() - msg[0];
+		char c;
+		if (read(pp.to_waker[0], &c, 1) != 1)
+			break;
+	}
+	pthread_join(ts, NULL);
+	if (done == pp.iters) {
+		pc->round_ns[waker_p][r] = median(cost, pp.iters);
+		pc->round_ns[lat_p][r] = median(pp.lat, pp.iters);
+		rc = 0;
+	} else {
+		*why = "the ping-pong broke off";
+	}
+stop_hog:
+	if (have_hog) {
+		atomic_store(&pp.hog_stop, 1);
+		pthread_join(th, NULL);
+	}
+close:
+	close(pp.to_sleeper[0]);
+	close(pp.to_sleeper[1]);
+	close(pp.to_waker[0]);
+	close(pp.to_waker[1]);
+out:
+	free(pp.lat);
+	free(cost);
+	return rc;
+}
+
+/* ------------------------------------------------- syscall and copy */
+
+static int measure_syscall_copy(struct primcost *pc, int r, const char **why)
+{
+	if (pin(pc->cpu_a) != 0) {
+		*why = "cannot pin to CPU A";
+		return -1;
+	}
+	long n = (long)(200000 * pc->scale);
+	double t0 = now_ns();
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	pc->round_ns[P_SYSCALL][r] = (now_ns() - t0) / (double)n;
+
+	enum { BUF = 64 * 1024 };
+	static unsigned char src[BUF], dst[BUF];
+	memset(src, r + 1, BUF);
+	memcpy(dst, src, BUF); /* warm both */
+	long copies = (long)(20000 * pc->scale);
+	unsigned sum = 0;
+	t0 = now_ns();
+	for (long i = 0; i < copies; i++) {
+		src[i & (BUF - 1)] = (unsigned char)i;
+		memcpy(dst, src, BUF);
+		sum += dst[(i * 7) & (BUF - 1)];
+	}
+	double el = now_ns() - t0;
+	if (sum == 0xdeadbeef)
+		fputc(' ', stderr); /* keeps the copies observable */
+	pc->round_ns[P_COPY][r] = el / ((double)copies * BUF);
+	return 0;
+}
+
+/* ------------------------------------------------------------ output */
+
+static double cpuinfo_mhz(void)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[512];
+	double mhz = NAN;
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "cpu MHz", 7) == 0) {
+			const char *c = strchr(line, ':');
+			if (c)
+				mhz = strtod(c + 1, NULL);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return mhz > 0 ? mhz : NAN;
+}
+
+static void put(FILE *f, const char *s, int last)
+{
+	csv_fwrite(f, s, strlen(s));
+	fputc(last ? '\n' : ',', f);
+}
+
+static int write_out(const struct primcost *pc, const double *med, const double *lo,
+		     const double *hi, const char *path, const char *note)
+{
+	char tmp[4096];
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, PROG ": cannot create '%s': %s\n", tmp, strerror(errno));
+		return 1;
+	}
+	static const char *const head[] = {"primitive", "ns",	    "cycles", "unit",    "rounds",
+					   "min_ns",	"max_ns", "cpus",   "cpu_mhz", "note"};
+	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
+		put(f, head[i], i + 1 == ARRAY_SIZE(head));
+	for (int p = 0; p < P_N; p++) {
+		char c[8][64];
+		snprintf(c[0], 64, "%.6g", med[p]);
+		if (isnan(pc->mhz))
+			c[1][0] = '\0';
+		else
+			snprintf(c[1], 64, "%.6g", med[p] * pc->mhz / 1000);
+		snprintf(c[2], 64, "%d", pc->rounds);
+		snprintf(c[3], 64, "%.6g", lo[p]);
+		snprintf(c[4], 64, "%.6g", hi[p]);
+		int cross = p >= P_WAKE_IDLE_WAKER && p <= P_WAKE_BUSY_LAT;
+		if (cross)
+			snprintf(c[5], 64, "%d->%d", pc->cpu_a, pc->cpu_b);
+		else
+			snprintf(c[5], 64, "%d", pc->cpu_a);
+		if (isnan(pc->mhz))
+			c[6][0] = '\0';
+		else
+			snprintf(c[6], 64, "%.6g", pc->mhz);
+		put(f, prim_desc[p].name, 0);
+		put(f, c[0], 0);
+		put(f, c[1], 0);
+		put(f, prim_desc[p].unit, 0);
+		put(f, c[2], 0);
+		put(f, c[3], 0);
+		put(f, c[4], 0);
+		put(f, c[5], 0);
+		put(f, c[6], 0);
+		put(f, note, 1);
+	}
+	int bad = ferror(f);
+	bad |= fclose(f) != 0;
+	if (bad || rename(tmp, path) != 0) {
+		unlink(tmp);
+		fprintf(stderr, PROG ": cannot write '%s'\n", path);
+		return 1;
+	}
+	return 0;
+}
+
+static int usage(const char *msg)
+{
+	return tool_usage(PROG, usage_text, msg);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{"cpus", required_argument, NULL, 'c'}, {"quick", no_argument, NULL, 'q'},
+		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct primcost pc = {.cpu_a = 0, .cpu_b = 1, .rounds = MAX_ROUNDS, .scale = 1};
+	const char *out = NULL;
+	int c;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': {
+			long a, b;
+			char *comma = strchr(optarg, ',');
+			if (!comma)
+				return usage("--cpus takes A,B (two CPU numbers)");
+			*comma = '\0';
+			int ok = parse_long_in(optarg, 0, 4095, &a) && parse_long_in(comma + 1, 0, 4095, &b);
+			*comma = ',';
+			if (!ok || a == b)
+				return usage("--cpus takes A,B: two different CPU numbers");
+			pc.cpu_a = (int)a;
+			pc.cpu_b = (int)b;
+			break;
+		}
+		case 'q': pc.quick = 1; pc.rounds = 3; pc.scale = 1.0 / 20; break;
+		case 'o': out = optarg; break;
+		case 'h': fputs(usage_text, stdout); return 0;
+		default: return tool_bad_option(PROG, usage_text, argv);
+		}
+	}
+	if (optind != argc)
+		return usage("unexpected argument");
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (pc.cpu_a >= ncpus || pc.cpu_b >= ncpus) {
+		fprintf(stderr, PROG ": --cpus %d,%d: this machine has CPUs 0..%ld online\n", pc.cpu_a,
+			pc.cpu_b, ncpus - 1);
+		return 2;
+	}
+	pc.mhz = cpuinfo_mhz();
+	const char *why = NULL;
+	for (int r = 0; r < pc.rounds; r++) {
+		if (measure_syscall_copy(&pc, r, &why) || measure_timer(&pc, r, &why) ||
+		    measure_wake(&pc, r, pc.cpu_b, 0, P_WAKE_IDLE_WAKER, P_WAKE_IDLE_LAT, &why) ||
+		    measure_wake(&pc, r, pc.cpu_b, 1, P_WAKE_BUSY_WAKER, P_WAKE_BUSY_LAT, &why) ||
+		    measure_wake(&pc, r, pc.cpu_a, 0, P_WAKE_SAME_WAKER, P_WAKE_SAME_LAT, &why)) {
+			fprintf(stderr, PROG ": %s (CPUs %d and %d)\n", why, pc.cpu_a, pc.cpu_b);
+			return 1;
+		}
+	}
+	double med[P_N], lo[P_N], hi[P_N];
+	for (int p = 0; p < P_N; p++) {
+		double v[MAX_ROUNDS];
+		memcpy(v, pc.round_ns[p], sizeof(v));
+		med[p] = median(v, pc.rounds);
+		lo[p] = v[0];
+		hi[p] = v[pc.rounds - 1];
+	}
+	char cpuidle[64] = "?";
+	FILE *f = fopen("/sys/devices/system/cpu/cpuidle/current_driver", "r");
+	if (f) {
+		if (fgets(cpuidle, sizeof(cpuidle), f))
+			cpuidle[strcspn(cpuidle, "\n")] = '\0';
+		fclose(f);
+	}
+	char note[256];
+	snprintf(note, sizeof(note), "%s; cpuidle driver %s; cycles at cpu MHz of /proc/cpuinfo",
+		 pc.quick ? "--quick (short rounds: shows the tool works, not the machine)"
+			  : "median over rounds",
+		 cpuidle);
+	printf("%-18s %12s %12s  %-11s %s\n", "primitive", "ns", "cycles", "unit", "min..max ns");
+	for (int p = 0; p < P_N; p++)
+		printf("%-18s %12.4g %12.4g  %-11s %.4g..%.4g\n", prim_desc[p].name, med[p],
+		       med[p] * pc.mhz / 1000, prim_desc[p].unit, lo[p], hi[p]);
+	printf("(CPUs %d and %d, %d rounds, cpu MHz %.1f, cpuidle %s)\n", pc.cpu_a, pc.cpu_b, pc.rounds,
+	       pc.mhz, cpuidle);
+	if (out && write_out(&pc, med, lo, hi, out, note))
+		return 1;
+	return 0;
+}
