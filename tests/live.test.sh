@@ -232,12 +232,24 @@ expect_fail "procstat incomplete snapshot" 1 "$T/half/softirqs" "$BIN/procstat" 
 # --- primcost: the machine's primitive costs (a quick run) -----------------
 "$BIN/primcost" --quick -o "$T/pc.csv" >"$T/pc.out" 2>"$T/err"
 expect_eq "$?:$(cat "$T/err")" "0:" "primcost --quick"
-expect_eq "$(awk 'END { print NR }' "$T/pc.csv")" 10 "primcost: header + 9 primitives"
+expect_eq "$(awk 'END { print NR }' "$T/pc.csv")" 12 "primcost: header + 11 primitives"
+for p in idle_poll idle_exit; do # a window and a latency: zero is a measurement
+	v=$(field "$T/pc.csv" primitive $p ns)
+	if awk -v v="$v" 'BEGIN { exit !(v ~ /^[0-9.e+-]+$/ && v + 0 >= 0) }'; then ok; else bad "primcost $p: ns '$v' is not a number >= 0"; fi
+done
 for p in timer_irq wake_idle_waker wake_idle_latency wake_busy_waker wake_busy_latency \
 	wake_same_waker wake_same_latency syscall copy_byte; do
 	v=$(field "$T/pc.csv" primitive $p ns)
 	if awk -v v="$v" 'BEGIN { exit !(v ~ /^[0-9.e+-]+$/ && v + 0 > 0) }'; then ok; else bad "primcost $p: ns '$v' is not a positive number"; fi
 	grep -q "^$p " "$T/pc.out" && ok || bad "primcost table lacks $p"
+done
+# its profile fragment reads back: a scenario that includes it runs
+"$BIN/primcost" --quick --cfg "$T/pc.cfg" >/dev/null 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "primcost --quick --cfg"
+printf 'include = %s\n[run]\nduration = 20ms\nwarmup = 5ms\nbatch = 5ms\n[host]\ncpus = 2\nkernel = 6.18\n' "$T/pc.cfg" >"$T/pcrun.cfg"
+if "$TCPSIM" "$T/pcrun.cfg" --format csv >"$T/sim" 2>"$T/err"; then ok; else bad "tcpsim with primcost's fragment: $(cat "$T/err")"; fi
+for k in host.idle_poll host.idle_exit cost.ipi_send cost.timer_irq cost.syscall; do
+	grep -q "^${k#*.} = " "$T/pc.cfg" && ok || bad "primcost --cfg lacks $k"
 done
 expect_fail "primcost one CPU twice" 2 "two different CPU numbers" "$BIN/primcost" --cpus 0,0
 expect_fail "primcost a CPU the machine lacks" 2 "this machine has CPUs" "$BIN/primcost" --cpus 0,4095 --quick

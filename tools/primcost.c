@@ -3,7 +3,7 @@
  * needs and a fit cannot tell apart (a timer interrupt, a wakeup IPI, a
  * syscall, a byte copied), measured directly each session.
  *
- *   primcost [--cpus A,B] [--quick] [-o OUT.csv]
+ *   primcost [--cpus A,B] [--quick] [-o OUT.csv] [--cfg OUT.cfg]
  *
  * What is measured (CPU A = the sender's, B = the receiver's):
  *   timer_irq         a thread spins on A reading CLOCK_MONOTONIC while a
@@ -27,6 +27,15 @@
  *   syscall           getppid() (never cached by glibc), per call
  *   copy_byte         memcpy of a 64 KB buffer into another (both cache-hot),
  *                     per byte
+ *   idle_poll         how long after the reader blocked a wakeup still finds
+ *                     B polling (no IPI, set_nr_if_polling): the waker's cost
+ *                     over gaps of 0..200 us; the first gap whose cost is above
+ *                     the midpoint of the cheapest gap's and the halted one's
+ *                     (an upper estimate: it includes the reader's way into
+ *                     sleep, about a syscall)
+ *   idle_exit         the latency to a halted B (wake_idle_latency) minus the
+ *                     latency at the largest gap still inside the window: B's
+ *                     exit from halt (host.idle_exit)
  * Each figure is the median over rounds (5, or 3 with --quick) of a round's
  * median (per-event figures) or mean (syscall, copy); min and max over the
  * rounds are written beside it.  Cycles = ns x "cpu MHz" of /proc/cpuinfo
@@ -59,6 +68,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "outfile.h"
 #include "procstat.h"
 #include "util.h"
 
@@ -69,14 +79,16 @@
 #define IDLE_GAP_NS 300000.0   /* beyond haltpoll's default 200 us poll window */
 
 static const char usage_text[] =
-	"usage: " PROG " [--cpus A,B] [--quick] [-o OUT.csv]\n"
+	"usage: " PROG " [--cpus A,B] [--quick] [-o OUT.csv] [--cfg OUT.cfg]\n"
 	"  Measures timer-interrupt, wakeup (idle, busy and same CPU), syscall and copy\n"
-	"  costs on CPUs A and B (default 0,1); prints a table, writes OUT.csv with -o.\n"
+	"  costs, and the idle CPU's polling window and exit latency, on CPUs A and B\n"
+	"  (default 0,1); prints a table, writes OUT.csv with -o and a tcpsim profile\n"
+	"  fragment of the primitives with --cfg.\n"
 	"  --quick: a run of under a second (for tests).\n";
 
 enum prim {
 	P_TIMER, P_WAKE_IDLE_WAKER, P_WAKE_IDLE_LAT, P_WAKE_BUSY_WAKER, P_WAKE_BUSY_LAT,
-	P_WAKE_SAME_WAKER, P_WAKE_SAME_LAT, P_SYSCALL, P_COPY, P_N
+	P_WAKE_SAME_WAKER, P_WAKE_SAME_LAT, P_SYSCALL, P_COPY, P_IDLE_POLL, P_IDLE_EXIT, P_N
 };
 
 static const struct {
@@ -91,6 +103,8 @@ static const struct {
 	[P_WAKE_SAME_LAT] = {"wake_same_latency", "per wakeup"},
 	[P_SYSCALL] = {"syscall", "per call"},
 	[P_COPY] = {"copy_byte", "per byte"},
+	[P_IDLE_POLL] = {"idle_poll", "window"},
+	[P_IDLE_EXIT] = {"idle_exit", "per wakeup"},
 };
 
 /* The whole session: options, the clock rate, the figures per round. */
@@ -259,11 +273,45 @@ static void *hog(void *arg)
  * One round of ping-pong: the waker on A, the sleeper on `cpu`, a spinning
  * hog on `cpu` when `busy`.  Fills the round's waker cost and latency.
  */
+static int measure_wake_gap(struct primcost *pc, int cpu, int busy, double gap_ns, int iters, double *waker_ns,
+			    double *lat_ns, const char **why);
+
 static int measure_wake(struct primcost *pc, int r, int cpu, int busy, enum prim waker_p,
 			enum prim lat_p, const char **why)
 {
+	int iters = (int)fmax(20, (busy ? 200 : 300) * pc->scale);
+	return measure_wake_gap(pc, cpu, busy, cpu == pc->cpu_a ? 0 : IDLE_GAP_NS, iters, &pc->round_ns[waker_p][r],
+				&pc->round_ns[lat_p][r], why);
+}
+
+/* The polling window and the exit latency (see the header): one sweep of
+ * gaps per round, against that round's halted figures. */
+static int measure_poll(struct primcost *pc, int r, const char **why)
+{
+	static const double gaps_us[] = {0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 100, 200};
+	enum { NG = sizeof(gaps_us) / sizeof(gaps_us[0]) };
+	double cost[NG], lat[NG], lo = INFINITY;
+	double hi_cost = pc->round_ns[P_WAKE_IDLE_WAKER][r], hi_lat = pc->round_ns[P_WAKE_IDLE_LAT][r];
+	int iters = (int)fmax(15, 100 * pc->scale), k;
+
+	for (k = 0; k < NG; k++) {
+		if (measure_wake_gap(pc, pc->cpu_b, 0, gaps_us[k] * 1000, iters, &cost[k], &lat[k], why))
+			return -1;
+		if (cost[k] < lo)
+			lo = cost[k];
+	}
+	for (k = 0; k < NG && cost[k] <= (lo + hi_cost) / 2; k++)
+		;
+	pc->round_ns[P_IDLE_POLL][r] = k < NG ? gaps_us[k] * 1000 : gaps_us[NG - 1] * 1000;
+	pc->round_ns[P_IDLE_EXIT][r] = k > 0 ? fmax(0, hi_lat - lat[k - 1]) : 0;
+	return 0;
+}
+
+static int measure_wake_gap(struct primcost *pc, int cpu, int busy, double gap_ns, int iters, double *waker_ns,
+			    double *lat_ns, const char **why)
+{
 	struct pingpong pp = {.sleeper_cpu = cpu, .hog_cpu = cpu};
-	pp.iters = (int)fmax(20, (busy ? 200 : 300) * pc->scale);
+	pp.iters = iters;
 	pp.lat = xcalloc((size_t)pp.iters, sizeof(double));
 	double *cost = xcalloc((size_t)pp.iters, sizeof(double));
 	atomic_init(&pp.hog_stop, 0);
@@ -287,7 +335,7 @@ static int measure_wake(struct primcost *pc, int r, int cpu, int busy, enum prim
 	int done = 0;
 	for (; done < pp.iters; done++) {
 		/* let the sleeper block and its CPU go idle (or the hog run) */
-		double until = now_ns() + (cpu == pc->cpu_a ? 0 : IDLE_GAP_NS);
+		double until = now_ns() + gap_ns;
 		while (now_ns() < until)
 			;
 		double msg[2] = {now_ns(), 0};
@@ -300,8 +348,8 @@ static int measure_wake(struct primcost *pc, int r, int cpu, int busy, enum prim
 	}
 	pthread_join(ts, NULL);
 	if (done == pp.iters) {
-		pc->round_ns[waker_p][r] = median(cost, pp.iters);
-		pc->round_ns[lat_p][r] = median(pp.lat, pp.iters);
+		*waker_ns = median(cost, pp.iters);
+		*lat_ns = median(pp.lat, pp.iters);
 		rc = 0;
 	} else {
 		*why = "the ping-pong broke off";
@@ -404,7 +452,7 @@ static int write_out(const struct primcost *pc, const double *med, const double 
 		snprintf(c[2], 64, "%d", pc->rounds);
 		snprintf(c[3], 64, "%.6g", lo[p]);
 		snprintf(c[4], 64, "%.6g", hi[p]);
-		int cross = p >= P_WAKE_IDLE_WAKER && p <= P_WAKE_BUSY_LAT;
+		int cross = (p >= P_WAKE_IDLE_WAKER && p <= P_WAKE_BUSY_LAT) || p == P_IDLE_POLL || p == P_IDLE_EXIT;
 		if (cross)
 			snprintf(c[5], 64, "%d->%d", pc->cpu_a, pc->cpu_b);
 		else
@@ -434,6 +482,46 @@ static int write_out(const struct primcost *pc, const double *med, const double 
 	return 0;
 }
 
+/*
+ * The figures as a tcpsim profile fragment (-c OUT.cfg), for a machine
+ * profile to include: the primitives a fit must not move.  ipi_send is
+ * what a cross-CPU wakeup of a halted CPU costs the waker beyond a
+ * same-CPU one (the IPI's VM exit); timer_irq and syscall as measured; the
+ * idle CPU's polling window and exit latency in ns.
+ */
+static int write_cfg(const struct primcost *pc, const double *med, const char *path, const char *note)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct tcpsim_err err = {0};
+	double cyc = pc->mhz / 1000;
+	int rc;
+
+	if (!f)
+		return 1;
+	fprintf(f, "; primitive costs of this machine, measured by tools/bin/primcost on CPUs %d and %d\n"
+		   "; (%s); include it from the machine profile.  cpu MHz %.1f.\n",
+		pc->cpu_a, pc->cpu_b, note, pc->mhz);
+	fprintf(f, "[host]\n; the reader's CPU polls this long after it went idle (upper estimate), then halts\n");
+	fprintf(f, "idle_poll = %.0fns\nidle_exit = %.0fns\n", med[P_IDLE_POLL], med[P_IDLE_EXIT]);
+	fprintf(f, "\n[cost]\n; wake_idle_waker %.0f ns - wake_same_waker %.0f ns\n", med[P_WAKE_IDLE_WAKER],
+		med[P_WAKE_SAME_WAKER]);
+	fprintf(f, "ipi_send = %.0f\ntimer_irq = %.0f\nsyscall = %.0f\n",
+		fmax(0, med[P_WAKE_IDLE_WAKER] - med[P_WAKE_SAME_WAKER]) * cyc, med[P_TIMER] * cyc, med[P_SYSCALL] * cyc);
+	if (fclose(f) != 0) {
+		free(buf);
+		return 1;
+	}
+	rc = outfile_write_whole(path, NULL, buf, len, &err);
+	free(buf);
+	if (rc) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return 1;
+	}
+	return 0;
+}
+
 static int usage(const char *msg)
 {
 	return tool_usage(PROG, usage_text, msg);
@@ -443,11 +531,12 @@ int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{"cpus", required_argument, NULL, 'c'}, {"quick", no_argument, NULL, 'q'},
-		{"output", required_argument, NULL, 'o'}, {"help", no_argument, NULL, 'h'},
+		{"output", required_argument, NULL, 'o'}, {"cfg", required_argument, NULL, 'C'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct primcost pc = {.cpu_a = 0, .cpu_b = 1, .rounds = MAX_ROUNDS, .scale = 1};
-	const char *out = NULL;
+	const char *out = NULL, *cfg = NULL;
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
@@ -468,6 +557,7 @@ int main(int argc, char **argv)
 		}
 		case 'q': pc.quick = 1; pc.rounds = 3; pc.scale = 1.0 / 20; break;
 		case 'o': out = optarg; break;
+		case 'C': cfg = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return tool_bad_option(PROG, usage_text, argv);
 		}
@@ -486,7 +576,8 @@ int main(int argc, char **argv)
 		if (measure_syscall_copy(&pc, r, &why) || measure_timer(&pc, r, &why) ||
 		    measure_wake(&pc, r, pc.cpu_b, 0, P_WAKE_IDLE_WAKER, P_WAKE_IDLE_LAT, &why) ||
 		    measure_wake(&pc, r, pc.cpu_b, 1, P_WAKE_BUSY_WAKER, P_WAKE_BUSY_LAT, &why) ||
-		    measure_wake(&pc, r, pc.cpu_a, 0, P_WAKE_SAME_WAKER, P_WAKE_SAME_LAT, &why)) {
+		    measure_wake(&pc, r, pc.cpu_a, 0, P_WAKE_SAME_WAKER, P_WAKE_SAME_LAT, &why) ||
+		    measure_poll(&pc, r, &why)) {
 			fprintf(stderr, PROG ": %s (CPUs %d and %d)\n", why, pc.cpu_a, pc.cpu_b);
 			return 1;
 		}
@@ -518,6 +609,8 @@ int main(int argc, char **argv)
 	printf("(CPUs %d and %d, %d rounds, cpu MHz %.1f, cpuidle %s)\n", pc.cpu_a, pc.cpu_b, pc.rounds,
 	       pc.mhz, cpuidle);
 	if (out && write_out(&pc, med, lo, hi, out, note))
+		return 1;
+	if (cfg && write_cfg(&pc, med, cfg, note))
 		return 1;
 	return 0;
 }
