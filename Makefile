@@ -12,19 +12,24 @@
 #   make clean
 #
 # Objects live under build/<mode>/ so the optimised and the sanitizer builds
-# never mix.  Every model/*.c goes into libtcpsim.a; every tests/test_*.c is
+# never mix.  Every model/*/*.c (and tools/lib/*.c, the readers only tools
+# use) goes into libtcpsim.a; every tests/test_*.c is
 # one cmocka program linked against it; every tools/*.c is one program.
 
 CC      ?= cc
 PKGS    := gsl inih jansson
 OPT     ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
-CPPFLAGS := -D_GNU_SOURCE -iquote model -MMD -MP
+# model/ is the library, one sub-folder per layer (docs/architecture.md);
+# headers are included by name, so every layer's folder is on the path.
+MODEL_DIRS := model model/base model/scenario model/engine model/kernel model/net model/app \
+	model/config model/study tools/lib
+CPPFLAGS := -D_GNU_SOURCE $(MODEL_DIRS:%=-iquote %) -MMD -MP
 CFLAGS_COMMON = -std=c11 $(WARN) $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS_COMMON = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv -lm -lpthread
 SAN     := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-MODEL_SRC := $(wildcard model/*.c)
+MODEL_SRC := $(foreach d,$(MODEL_DIRS),$(wildcard $(d)/*.c))
 TEST_SRC  := $(wildcard tests/test_*.c)
 TOOL_SRC  := $(wildcard tools/*.c)
 CLI_SRC   := $(wildcard cli/*.c)
@@ -168,8 +173,8 @@ fuzz-build: $(FUZZ_BIN)
 build/datadir.txt: FORCE
 	@mkdir -p $(@D)
 	@echo '$(pkgdatadir)' | cmp -s - $@ || echo '$(pkgdatadir)' > $@
-$(REL)/model/datadir.o $(ASN)/model/datadir.o: build/datadir.txt
-$(REL)/model/datadir.o $(ASN)/model/datadir.o: CPPFLAGS += -DTCPSIM_DATADIR='"$(pkgdatadir)"'
+$(REL)/model/base/datadir.o $(ASN)/model/base/datadir.o: build/datadir.txt
+$(REL)/model/base/datadir.o $(ASN)/model/base/datadir.o: CPPFLAGS += -DTCPSIM_DATADIR='"$(pkgdatadir)"'
 
 # The scripts find the installed tcpsim ($TCPSIM still wins); the help is
 # every --help text in one file.

@@ -1,6 +1,6 @@
 /*
  * cmd_calibrate: `tcpsim calibrate RUNS.csv... --fit KEY,... -o PROFILE.cfg`
- * fits cost parameters to recorded runs (model/calib.h) and writes the
+ * fits cost parameters to recorded runs (model/study/calib.h) and writes the
  * fitted profile; plus the option parsing, loading and tables that
  * `tcpsim validate` shares (calibcli.h).
  *

@@ -1,5 +1,5 @@
 /*
- * cmd_sweep: `tcpsim sweep`, a thin layer over model/sweep.h.
+ * cmd_sweep: `tcpsim sweep`, a thin layer over model/study/sweep.h.
  *
  *   tcpsim sweep FILE.cfg --vary section.key=LIST [--vary ...] -o OUT.csv
  *                [-s section.key=value]... [-j N] [--reps N] [--shard K/N] [--resume]

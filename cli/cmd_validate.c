@@ -2,8 +2,8 @@
  * cmd_validate: `tcpsim validate RUNS.csv... [--profile P.cfg] [--fit KEY,...]
  * [--holdout none|loo] [--train-where KEY=V1,V2] [--format table|csv]
  * [--targets T.csv]` predicts recorded runs and prints measured against
- * predicted per run and metric (model/calib.h does the fitting and the
- * held-out bookkeeping, model/targets.h the checks).
+ * predicted per run and metric (model/study/calib.h does the fitting and the
+ * held-out bookkeeping, model/study/targets.h the checks).
  *
  * Every measured value is printed, whatever the model makes of it: a row
  * whose |error| is above --miss (default 25%) or whose prediction is
@@ -44,7 +44,7 @@ static void validate_usage(FILE *f)
 	      "  --holdout loo       one fit per run, without it; that fit predicts it\n"
 	      "  --holdout none      one fit on every run (in-sample; default)\n"
 	      "  --train-where K=V,. fit on the runs whose key K has one of the values; predict the others\n"
-	      "  --targets T.csv     checks to print as met / MISSED (see model/targets.h)\n"
+	      "  --targets T.csv     checks to print as met / MISSED (see model/study/targets.h)\n"
 	      "  --miss PCT          flag rows with |error| above PCT (default 25)\n"
 	      "  --format csv        id,metric,measured,predicted,error_pct,held_out\n"
 	      "  A run's scenario path is looked for beside its CSV and above it, in the current\n"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# outfile.test.sh ASAN_DIR: -o never harms the node it names (model/outfile.h).
+# outfile.test.sh ASAN_DIR: -o never harms the node it names (model/base/outfile.h).
 #
 # A device (/dev/null, /dev/stdout, a node made here with mknod as root) and
 # a FIFO are written into, never replaced; a symlink is followed and stays a

@@ -1,6 +1,6 @@
 /*
- * test_calib: calibration and held-out validation (model/calib.c) and the
- * validation checks (model/targets.c).
+ * test_calib: calibration and held-out validation (model/study/calib.c) and the
+ * validation checks (model/study/targets.c).
  *
  * Oracles:
  *  - recovery: recorded runs made by the simulator itself at known costs

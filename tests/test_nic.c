@@ -1,5 +1,5 @@
 /*
- * test_nic: two hosts over a NIC (model/netdev_nic.h) against closed forms
+ * test_nic: two hosts over a NIC (model/net/netdev_nic.h) against closed forms
  * and the directions a kernel engineer expects.
  *
  *  - Wire-bound oracle: CPUs so fast that costs vanish (1000 GHz on both

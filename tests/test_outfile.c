@@ -1,5 +1,5 @@
 /*
- * test_outfile: the whole-file writer (model/outfile.c).
+ * test_outfile: the whole-file writer (model/base/outfile.c).
  *
  * Each case builds the node in a fresh directory (a file, a symlink, a
  * FIFO, a pipe behind /dev/fd/N, a device node when root) and checks, with

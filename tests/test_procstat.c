@@ -1,5 +1,5 @@
 /*
- * test_procstat: the /proc snapshot parsers and deltas (model/procstat.c).
+ * test_procstat: the /proc snapshot parsers and deltas (tools/lib/procstat.c).
  *
  * Oracles: hand-written /proc texts whose sums are counted by hand, and a
  * recorded snapshot pair (tests/data/live/lo-before, lo-after: one 3 s

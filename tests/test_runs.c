@@ -1,5 +1,5 @@
 /*
- * test_runs: recorded-run CSV files (model/runs.c).
+ * test_runs: recorded-run CSV files (model/study/runs.c).
  *
  * The oracle is the set itself: a set written and read back must be equal
  * field by field and number by number (bit-exact doubles), and writing it

@@ -1,6 +1,6 @@
 /*
  * import-iperf3: the JSON an iperf3 TCP test prints with --json -> one
- * recorded run (model/runs.h).  The JSON is read with jansson.
+ * recorded run (model/study/runs.h).  The JSON is read with jansson.
  *
  * Fields used (iperf3's JSON schema, as iperf 3.x prints it at the end of a
  * test):

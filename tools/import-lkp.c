@@ -1,6 +1,6 @@
 /*
  * import-lkp: an LKP (Linux Kernel Performance, lkp-tests) comparison table
- * -> two recorded runs (model/runs.h), the base commit and the new one.
+ * -> two recorded runs (model/study/runs.h), the base commit and the new one.
  *
  *   2a6c8c7998f95b1  0cf833aefaa85bbfce3ff7048
  *   ---------------  -------------------------

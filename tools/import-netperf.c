@@ -1,6 +1,6 @@
 /*
  * import-netperf: netperf's classic TCP_STREAM / TCP_SENDFILE result table
- * (run with -c -C) -> recorded runs (model/runs.h), one per data row.
+ * (run with -c -C) -> recorded runs (model/study/runs.h), one per data row.
  *
  *   Recv   Send    Send                          Utilization       Service Demand
  *   Socket Socket  Message  Elapsed              Send     Recv     Send    Recv

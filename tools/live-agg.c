@@ -1,6 +1,6 @@
 /*
  * live-agg: a repetitions file (tools/live-row) -> recorded runs
- * (model/runs.h), one per point: the median of each metric over the
+ * (model/study/runs.h), one per point: the median of each metric over the
  * point's undisturbed repetitions and its coefficient of variation as the
  * <metric>_cv spread column.
  *

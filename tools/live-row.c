@@ -2,7 +2,7 @@
  * live-row: one live run -- iperf3's --json output and /proc snapshots
  * taken just before and just after it (tools/procstat snap) -- becomes one
  * row of a repetitions file, the raw material tools/live-agg turns into
- * recorded runs (model/runs.h).
+ * recorded runs (model/study/runs.h).
  *
  * What each figure is, and whose accounting it is:
  *   throughput_mbps        end.sum_received.bits_per_second / streams (iperf3,
@@ -55,7 +55,7 @@
  * caller redoes it.  Kernel time in softirqs that ran while a CPU was idle
  * counts as "other" too: the thresholds must allow for that.
  *
- * The file is rewritten whole (model/outfile.h: temporary file and rename,
+ * The file is rewritten whole (model/base/outfile.h: temporary file and rename,
  * or straight into a device or FIFO), with the header checked (libcsv); exit status: 0 row written (ok), 3 row written
  * (disturbed), 1 cannot write, 2 bad input or usage.
  */

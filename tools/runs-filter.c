@@ -5,8 +5,8 @@
  *
  * A run matches when its scenario column equals PATH (if given) and, for
  * every --where, its overrides set the key to one of the values (compared
- * as text).  Reading and writing go through model/runs.c (libcsv); OUT is
- * written whole or not at all (model/outfile.h), and may not be IN.  Exit
+ * as text).  Reading and writing go through model/study/runs.c (libcsv); OUT is
+ * written whole or not at all (model/base/outfile.h), and may not be IN.  Exit
  * 0, 2 on bad input, 1 when nothing matched (an empty selection is almost
  * always a mistake), 3 when OUT cannot be written.
  */

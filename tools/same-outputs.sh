@@ -63,7 +63,7 @@ collect() {
 
 differ() {
 	a=$1; b=$2; n=0; bad=0
-	for f in $( (cd "$a" && find . -type f; cd "$b" && find . -type f) | LC_ALL=C sort -u); do
+	for f in $( { (cd "$a" && find . -type f); (cd "$b" && find . -type f); } | LC_ALL=C sort -u); do
 		n=$((n + 1))
 		if [ ! -f "$a/$f" ]; then echo "only in $b: $f"; bad=$((bad + 1))
 		elif [ ! -f "$b/$f" ]; then echo "only in $a: $f"; bad=$((bad + 1))
