@@ -28,34 +28,12 @@
 
 #include "app.h"
 #include "cpu.h"
+#include "rng.h"
 #include "netdev.h"
 #include "sched.h"
 #include "skb.h"
 #include "tcp.h"
 #include "util.h"
-
-uint64_t sim_at(struct sim *sim, sim_ns t, evq_fn fn, void *obj, uint64_t arg)
-{
-	INVARIANT(t >= sim->now, "event scheduled in the past (%lld < %lld)", (long long)t, (long long)sim->now);
-	return evq_push(&sim->evq, t, fn, obj, arg);
-}
-
-void sim_fail(struct sim *sim, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	err_set(sim->err, TCPSIM_EUSAGE, "%s (at t=%.6f s)", msg, (double)sim->now / 1e9);
-	sim->stop = true;
-}
-
-bool host_kernel_at_least(const struct host *h, int major, int minor)
-{
-	return h->kernel_major > major || (h->kernel_major == major && h->kernel_minor >= minor);
-}
 
 /* Measurement state, owned by one run. */
 struct measure {
@@ -219,8 +197,7 @@ void sim_release(struct sim *sim)
 	free(sim->tasks);
 	free(sim->conns);
 	evq_release(&sim->evq);
-	if (sim->rng)
-		gsl_rng_free(sim->rng);
+	rng_free(sim->rng);
 }
 
 static void task_setup(struct sim *sim, struct task *t, int id, const char *role, int inst, struct host *h,
@@ -437,6 +414,16 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	}
 }
 
+/* The CPU's interrupt and softirq handlers (open_softirq, request_irq). */
+static const struct cpu_vectors run_vectors = {
+	.dev_irq = netdev_irq,
+	.timer = tcp_delack_timer,
+	.hrtimer = tcp_pace_kick,
+	.net_rx_begin = skb_defer_flush,
+	.process_backlog = netdev_process_backlog,
+	.napi_poll = netdev_napi_poll,
+};
+
 int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 {
 	int rh;
@@ -444,13 +431,13 @@ int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 	memset(sim, 0, sizeof(*sim));
 	sim->sc = sc;
 	sim->err = err;
+	sim->vec = &run_vectors;
 	sim->dev = netdev_for(sc);
 	if (!sim->dev)
 		return err_set(err, TCPSIM_EUSAGE, "[link] type: '%s' path is not modelled in this version",
 			       sc->link_type == LINK_NIC ? "nic" : "?");
 	evq_init(&sim->evq);
-	sim->rng = gsl_rng_alloc(gsl_rng_mt19937);
-	gsl_rng_set(sim->rng, (unsigned long)sc->seed);
+	sim->rng = rng_new(sc->seed);
 
 	sim->nhosts = sc->link_type == LINK_NIC ? 2 : 1;
 	sim->nconns = sc->instances;

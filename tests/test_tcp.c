@@ -298,7 +298,7 @@ static void test_netrx_waits_for_bh_and_raises_once(void **state)
 		ack->conn = st.tc;
 		ack->ack_seq = st.tc->snd_una;
 		ack->wnd_end = st.tc->snd_wnd_end;
-		assert_true(cpu_backlog_enqueue(&st.sim, st.c, ack));
+		assert_true(netdev_backlog_enqueue(&st.sim, st.c, ack));
 	}
 	cpu_kick(&st.sim, st.c);
 	run_until(&st, st.sim.now + NS_PER_MS);

@@ -14,14 +14,7 @@
 #ifndef TCPSIM_APP_H
 #define TCPSIM_APP_H
 
-#include "sim.h"
-
-enum app_result { APP_RAN, APP_BLOCK };
-
-struct app_ops {
-	const char *name;
-	enum app_result (*step)(struct sim *sim, struct cpu *c, struct task *t); /* required */
-};
+#include "sched.h" /* struct app_ops: what a task runs */
 
 extern const struct app_ops app_stream_sender;
 extern const struct app_ops app_sendfile_sender;

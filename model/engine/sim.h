@@ -23,7 +23,6 @@
 #ifndef TCPSIM_SIM_H
 #define TCPSIM_SIM_H
 
-#include <gsl/gsl_rng.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -42,6 +41,8 @@ struct tcp_conn;
 struct skb;
 struct skb_block;
 struct netdev_ops;
+struct rng;
+struct cpu_vectors;
 
 /* A FIFO of skbs (backlog, write queue, receive queue). */
 struct skb_list {
@@ -117,7 +118,7 @@ struct sim {
 	sim_ns now;
 	struct evq evq;
 	uint64_t events;
-	gsl_rng *rng;
+	struct rng *rng;             /* the random stream (rng.h) */
 
 	struct host hosts[2];
 	int nhosts;
@@ -132,6 +133,7 @@ struct sim {
 	uint64_t skbs_live;
 
 	const struct netdev_ops *dev; /* link.type's path */
+	const struct cpu_vectors *vec; /* interrupt and softirq handlers (cpu.h), set by sim_init */
 	void *dev_state;
 
 	struct counters cnt;

@@ -14,15 +14,11 @@
  */
 #include "cpu.h"
 
-#include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdlib.h>
 
-#include "app.h"
-#include "netdev.h"
+#include "rng.h"
 #include "sched.h"
-#include "skb.h"
-#include "tcp.h"
 #include "util.h"
 
 void cpu_init(struct sim *sim, struct host *h, struct cpu *c, int id, int ntasks_max, int nconns_max)
@@ -54,7 +50,7 @@ void cpu_charge(struct sim *sim, struct cpu *c, enum cost_id cost, double cycles
 		return;
 	ns = cycles * c->host->ns_per_cycle;
 	if (jitter > 0) {
-		double f = 1.0 + jitter * gsl_ran_gaussian_ziggurat(sim->rng, 1.0);
+		double f = 1.0 + jitter * rng_gaussian(sim->rng, 1.0);
 		ns *= f < 0.05 ? 0.05 : f;
 	}
 	c->step_ns += ns;
@@ -133,8 +129,7 @@ static void irq_step(struct sim *sim, struct cpu *c)
 		c->paced[c->npaced++] = it.obj;
 		break;
 	case IRQ_DEV:
-		INVARIANT(sim->dev->irq, "device interrupt without a handler");
-		sim->dev->irq(sim, c, it.obj);
+		sim->vec->dev_irq(sim, c, it.obj);
 		break;
 	}
 }
@@ -153,7 +148,7 @@ static void softirq_step(struct sim *sim, struct cpu *c)
 		struct tcp_conn *tc = c->timers[--c->ntimers];
 		sim->cnt.timer_softirqs++;
 		cpu_charge(sim, c, COST_TIMER, cost[COST_TIMER]);
-		tcp_delack_timer(sim, c, tc);
+		sim->vec->timer(sim, c, tc);
 		return;
 	}
 	if (!c->in_netrx && c->npaced) { /* HRTIMER: __hrtimer_run_queues -> tcp_pace_kick */
@@ -164,7 +159,7 @@ static void softirq_step(struct sim *sim, struct cpu *c)
 		sim->cnt.hrtimer_softirqs++;
 		c->acct.hrtimer++;
 		cpu_charge(sim, c, COST_SOFTIRQ, cost[COST_SOFTIRQ]);
-		tcp_pace_kick(sim, c, tc);
+		sim->vec->hrtimer(sim, c, tc);
 		return;
 	}
 	if (!c->in_netrx) {
@@ -179,22 +174,19 @@ static void softirq_step(struct sim *sim, struct cpu *c)
 		sim->cnt.netrx_softirqs++;
 		c->acct.netrx++;
 		cpu_charge(sim, c, COST_SOFTIRQ, cost[COST_SOFTIRQ]);
-		skb_defer_flush(sim, c); /* net_rx_action begins with skb_defer_free_flush (5.17+) */
+		sim->vec->net_rx_begin(sim, c); /* net_rx_action begins with skb_defer_free_flush (5.17+) */
 		return;
 	}
 	if (c->netrx_budget > 0 && c->backlog.len && !c->netrx_pending) {
-		struct skb *skb = skb_list_pop(&c->backlog);
-		if (!c->backlog.len)
-			c->backlog_sched = false; /* the last batch: napi complete */
 		c->netrx_budget--;
-		netdev_rx(sim, c, skb);
+		sim->vec->process_backlog(sim, c);
 		return;
 	}
 	if (c->netrx_budget > 0 && c->nnapi) {
 		void *napi = c->napi[0];
 		bool more;
 		c->netrx_budget--; /* a poll's packets are charged by the driver */
-		more = sim->dev->napi_poll(sim, c, napi);
+		more = sim->vec->napi_poll(sim, c, napi);
 		if (!more) {
 			for (uint32_t i = 1; i < c->nnapi; i++)
 				c->napi[i - 1] = c->napi[i];
@@ -309,20 +301,6 @@ void cpu_raise_irq(struct sim *sim, struct cpu *c, enum irq_kind kind, void *obj
 	c->nirq++;
 	/* delivered through the queue so that a CPU mid-step is never re-entered */
 	sim_at(sim, sim->now, irq_ev, c, 0);
-}
-
-bool cpu_backlog_enqueue(struct sim *sim, struct cpu *c, struct skb *skb)
-{
-	if (c->backlog.len >= (uint32_t)sim->sc->backlog_max) {
-		sim->cnt.backlog_drops++;
-		return false;
-	}
-	skb_list_push(&c->backlog, skb);
-	if (!c->backlog_sched) { /* ____napi_schedule: raise NET_RX */
-		c->backlog_sched = true;
-		c->netrx_pending = true;
-	}
-	return true;
 }
 
 void cpu_timer_fired(struct sim *sim, struct cpu *c, struct tcp_conn *conn)

@@ -21,6 +21,8 @@
 #ifndef TCPSIM_CPU_H
 #define TCPSIM_CPU_H
 
+#include <stddef.h>
+
 #include "sim.h"
 
 enum irq_kind { IRQ_IPI_RES, IRQ_IPI_CAL, IRQ_TICK, IRQ_DEV, IRQ_TIMER_WAKE, IRQ_HRTIMER };
@@ -94,6 +96,26 @@ struct cpu {
 	sim_ns idle_since;
 };
 
+/*
+ * The handlers the layers above register when the sim is built (run.c,
+ * sim_init), as Linux's open_softirq and request_irq do: the CPU model runs
+ * them by vector and names none of them.  All are required.
+ */
+struct cpu_vectors {
+	/* hardirq: the device's interrupt (the NIC's, netdev_irq) */
+	void (*dev_irq)(struct sim *sim, struct cpu *c, void *obj);
+	/* TIMER_SOFTIRQ: a connection's delayed-ACK timer (tcp_delack_timer) */
+	void (*timer)(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
+	/* HRTIMER_SOFTIRQ: a connection's pacing timer (tcp_pace_kick) */
+	void (*hrtimer)(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
+	/* NET_RX_SOFTIRQ, at the entry of a run (skb_defer_flush) */
+	void (*net_rx_begin)(struct sim *sim, struct cpu *c);
+	/* NET_RX: one packet off c's backlog (netdev_process_backlog) */
+	void (*process_backlog)(struct sim *sim, struct cpu *c);
+	/* NET_RX: one NAPI poll; true while work remains (netdev_napi_poll) */
+	bool (*napi_poll)(struct sim *sim, struct cpu *c, void *napi);
+};
+
 void cpu_init(struct sim *sim, struct host *h, struct cpu *c, int id, int ntasks_max, int nconns_max);
 void cpu_release(struct cpu *c);
 
@@ -109,8 +131,6 @@ void cpu_kick(struct sim *sim, struct cpu *c);
 /* A hardirq for c: preempts whatever chunk runs there. */
 void cpu_raise_irq(struct sim *sim, struct cpu *c, enum irq_kind kind, void *obj);
 
-/* NET_RX: queue skb on c's backlog (netif_rx) and raise the softirq. */
-bool cpu_backlog_enqueue(struct sim *sim, struct cpu *c, struct skb *skb);
 /* TIMER: a connection's delayed-ACK timer fired on c. */
 void cpu_timer_fired(struct sim *sim, struct cpu *c, struct tcp_conn *conn);
 /* An interrupt without an object (an IPI) that reaches c at time t. */

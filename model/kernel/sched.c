@@ -5,7 +5,6 @@
 
 #include <string.h>
 
-#include "app.h"
 #include "cpu.h"
 #include "util.h"
 

@@ -35,7 +35,15 @@
 
 enum task_state { TASK_RUNNING, TASK_RUNNABLE, TASK_SLEEPING };
 
-struct app_ops;
+/* The program a task runs (app.c, monitor.c): step() runs one step in
+ * process context on the task's CPU and returns APP_RAN, or APP_BLOCK after
+ * arranging to be woken.  The scheduler calls it; it never names an app. */
+enum app_result { APP_RAN, APP_BLOCK };
+
+struct app_ops {
+	const char *name;
+	enum app_result (*step)(struct sim *sim, struct cpu *c, struct task *t); /* required */
+};
 
 struct task {
 	int id;

@@ -10,12 +10,11 @@
  * go through napi_gro_receive.
  *
  * The NIC path (link.type = nic) is netdev_nic.c; both paths hand received
- * skbs to netdev_rx().
+ * skbs to netdev_rx().  Which path a link.type is: netdev_table.c.
  */
 #include "netdev.h"
 
 #include "cpu.h"
-#include "netdev_nic.h"
 #include "skb.h"
 #include "tcp.h"
 #include "util.h"
@@ -33,7 +32,7 @@ static void lo_deliver(struct sim *sim, void *obj, uint64_t arg)
 {
 	struct skb *skb = obj;
 	struct cpu *c = &skb->dst_host->cpus[arg];
-	if (!cpu_backlog_enqueue(sim, c, skb))
+	if (!netdev_backlog_enqueue(sim, c, skb))
 		backlog_overflow(sim, c);
 	cpu_kick(sim, c);
 }
@@ -90,7 +89,7 @@ static void lo_deliver_later(struct sim *sim, struct cpu *c, struct skb *skb)
 
 static void lo_deliver_now(struct sim *sim, struct cpu *c, struct skb *skb)
 {
-	if (!cpu_backlog_enqueue(sim, c, skb))
+	if (!netdev_backlog_enqueue(sim, c, skb))
 		backlog_overflow(sim, c);
 }
 
@@ -126,19 +125,6 @@ const struct netdev_ops netdev_veth = {
 	.xmit = veth_xmit,
 };
 
-const struct netdev_ops *netdev_for(const struct scenario *sc)
-{
-	switch (sc->link_type) {
-	case LINK_LOOPBACK:
-		return &netdev_loopback;
-	case LINK_VETH:
-		return &netdev_veth;
-	case LINK_NIC:
-		return &netdev_nic;
-	}
-	return NULL;
-}
-
 void netdev_rx(struct sim *sim, struct cpu *c, struct skb *skb)
 {
 	const double *cost = c->host->cfg->cost_cycles;
@@ -164,4 +150,38 @@ void netdev_rx(struct sim *sim, struct cpu *c, struct skb *skb)
 	if (ack && sim->sc->sendfile != SENDFILE_LINUX && sim->sc->test == APP_TCP_SENDFILE &&
 	    tc->snd_una > una)
 		tcp_wake_writer(sim, c, tc);
+}
+
+bool netdev_backlog_enqueue(struct sim *sim, struct cpu *c, struct skb *skb)
+{
+	if (c->backlog.len >= (uint32_t)sim->sc->backlog_max) {
+		sim->cnt.backlog_drops++;
+		return false;
+	}
+	skb_list_push(&c->backlog, skb);
+	if (!c->backlog_sched) { /* ____napi_schedule: raise NET_RX */
+		c->backlog_sched = true;
+		c->netrx_pending = true;
+	}
+	return true;
+}
+
+void netdev_process_backlog(struct sim *sim, struct cpu *c)
+{
+	struct skb *skb = skb_list_pop(&c->backlog);
+	if (!c->backlog.len)
+		c->backlog_sched = false; /* the last batch: napi complete */
+	netdev_rx(sim, c, skb);
+}
+
+bool netdev_napi_poll(struct sim *sim, struct cpu *c, void *napi)
+{
+	INVARIANT(sim->dev->napi_poll, "NAPI poll without a handler");
+	return sim->dev->napi_poll(sim, c, napi);
+}
+
+void netdev_irq(struct sim *sim, struct cpu *c, void *obj)
+{
+	INVARIANT(sim->dev->irq, "device interrupt without a handler");
+	sim->dev->irq(sim, c, obj);
 }

@@ -42,4 +42,13 @@ const struct netdev_ops *netdev_for(const struct scenario *sc);
 /* Receive one skb taken off c's backlog (softirq context): IP and TCP input. */
 void netdev_rx(struct sim *sim, struct cpu *c, struct skb *skb);
 
+/* enqueue_to_backlog: queue skb on c's backlog (netif_rx) and raise NET_RX;
+ * false (and counted) when the backlog is full. */
+bool netdev_backlog_enqueue(struct sim *sim, struct cpu *c, struct skb *skb);
+/* process_backlog: take one skb off c's backlog and receive it (NET_RX). */
+void netdev_process_backlog(struct sim *sim, struct cpu *c);
+/* The device's NAPI poll and hardirq, as the CPU's vectors call them. */
+bool netdev_napi_poll(struct sim *sim, struct cpu *c, void *napi);
+void netdev_irq(struct sim *sim, struct cpu *c, void *obj);
+
 #endif

@@ -1,0 +1,34 @@
+/*
+ * sim.c: the engine's services to every layer: scheduling an event, failing
+ * a run with a user-facing error, and the host's kernel version.  Building a
+ * sim from a scenario is the top's job (run.c: sim_init).
+ */
+#include "sim.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "util.h"
+
+uint64_t sim_at(struct sim *sim, sim_ns t, evq_fn fn, void *obj, uint64_t arg)
+{
+	INVARIANT(t >= sim->now, "event scheduled in the past (%lld < %lld)", (long long)t, (long long)sim->now);
+	return evq_push(&sim->evq, t, fn, obj, arg);
+}
+
+void sim_fail(struct sim *sim, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	err_set(sim->err, TCPSIM_EUSAGE, "%s (at t=%.6f s)", msg, (double)sim->now / 1e9);
+	sim->stop = true;
+}
+
+bool host_kernel_at_least(const struct host *h, int major, int minor)
+{
+	return h->kernel_major > major || (h->kernel_major == major && h->kernel_minor >= minor);
+}
