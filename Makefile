@@ -1,7 +1,8 @@
 # tcpsim: a small, ordinary Makefile.
 #   make            build ./tcpsim (optimised) and the tools
 #   make run        install missing Debian packages, build, run the main job
-#   make check      install missing packages, build the tests under ASan+UBSan, run them
+#   make check      install missing packages, check the layering (tools/check-layers.sh),
+#                   build the tests under ASan+UBSan, run them
 #   make bench      engine and model throughput, printed
 #   make validate   calibrate and validate against the recorded reports
 #   make fuzz       build the libFuzzer targets (tests/fuzz/) and run each for
@@ -84,6 +85,7 @@ run: deps
 # The fuzz targets' corpora are replayed too: by the libFuzzer builds when
 # $(FUZZ_CC) links libFuzzer, else by gcc ASan builds with a plain main.
 check: deps
+	@sh tools/check-layers.sh
 	@$(MAKE) --no-print-directory all $(TEST_BIN) $(ASN)/tcpsim
 	@if $(FUZZ_PROBE); then \
 		$(MAKE) --no-print-directory fuzz-build && fz=$(FUZZ); \
