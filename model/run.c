@@ -460,6 +460,11 @@ int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 		int rcpu = sc->recv_cpu >= 0 ? sc->recv_cpu : (2 * i + 1) % rhh->ncpus;
 
 		tcp_conn_init(sim, tc, i, sh, rhh);
+		/* the socket's behaviour follows the program that owns it */
+		tc->tx_page_frags = sc->test == APP_TCP_STREAM;
+		tc->owner_backlog = sc->sendfile == SENDFILE_LINUX;
+		tc->wake_writer_on_ack = sc->test == APP_TCP_SENDFILE && sc->sendfile != SENDFILE_LINUX;
+		tc->rx_csum_on_copy = sc->link_type == LINK_NIC && !sc->csum;
 		task_setup(sim, snd, 2 * i, "netperf", i, sh, sc->send_cpu,
 			   sc->test == APP_TCP_SENDFILE ? &app_sendfile_sender : &app_stream_sender, tc);
 		task_setup(sim, rcv, 2 * i + 1, "netserver", i, rhh, sc->recv_cpu, &app_receiver, tc);

@@ -250,7 +250,7 @@ static void receiver_copied(struct sim *sim, struct cpu *c, struct task *t, uint
 	const double *cost = c->host->cfg->cost_cycles;
 
 	cpu_charge(sim, c, COST_COPY_BYTE, cost[COST_COPY_BYTE] * n);
-	if (sim->sc->link_type == LINK_NIC && !sim->sc->csum)
+	if (t->conn->rx_csum_on_copy)
 		cpu_charge(sim, c, COST_CSUM_BYTE, cost[COST_CSUM_BYTE] * n);
 	t->call_done += n;
 	if (t->call_done >= sim->sc->recv_size)

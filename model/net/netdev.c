@@ -147,8 +147,7 @@ void netdev_rx(struct sim *sim, struct cpu *c, struct skb *skb)
 	 * sbwait() whatever space it waits for; the writer re-checks its low
 	 * water mark itself (app.c).  Linux wakes it only once a third of the
 	 * buffer is free (sk_stream_write_space, in tcp.c). */
-	if (ack && sim->sc->sendfile != SENDFILE_LINUX && sim->sc->test == APP_TCP_SENDFILE &&
-	    tc->snd_una > una)
+	if (ack && tc->wake_writer_on_ack && tc->snd_una > una)
 		tcp_wake_writer(sim, c, tc);
 }
 

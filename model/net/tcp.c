@@ -775,7 +775,7 @@ static void rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct 
 		while ((skb = tc->wq.head) != NULL && skb->sent && skb->seq + skb->len <= tc->snd_una) {
 			skb_list_pop(&tc->wq);
 			tc->wmem_queued -= skb->truesize;
-			if (sim->sc->test == APP_TCP_STREAM)
+			if (tc->tx_page_frags)
 				skb_frag_release(sim, c, tc, skb->len);
 			skb_free(sim, c, skb);
 		}
@@ -841,7 +841,7 @@ bool tcp_defer_to_owner(struct sim *sim, struct cpu *c, struct skb *skb)
 	}
 	/* FreeBSD's tcp_input takes the inpcb lock instead (the sender of the
 	 * FreeBSD rows keeps its own model, app.c) */
-	if (sim->sc->sendfile != SENDFILE_LINUX || !tc->sender->in_call || tc->sender_waiting)
+	if (!tc->owner_backlog || !tc->sender->in_call || tc->sender_waiting)
 		return false;
 	skb_list_push(&tc->ack_backlog, skb);
 	sim->cnt.ack_deferred++;

@@ -94,6 +94,18 @@ struct tcp_conn {
 	struct task *sender, *receiver;
 	const struct tcp_cc_ops *cc;
 
+	/* socket behaviour, chosen by whoever builds the socket (run.c, after
+	 * tcp_conn_init): TCP and the devices read these, never the app */
+	bool tx_page_frags;          /* sent data sits in the socket's page frags (tcp_sendmsg's copy;
+	                              * sendfile's pages are the page cache's): acked bytes free them */
+	bool owner_backlog;          /* Linux's socket lock: an ACK for a writer inside send() waits in
+	                              * sk_backlog (FreeBSD's inpcb lock is the app's own model) */
+	bool wake_writer_on_ack;     /* FreeBSD's sowwakeup: every ACK that frees send-buffer space
+	                              * wakes the writer (tcp_input.c, FreeBSD 6/7) */
+	bool rx_csum_on_copy;        /* the device left the checksum to software: recv() verifies it
+	                              * while copying (skb_copy_and_csum_datagram; a NIC without
+	                              * offload.csum; loopback's frames are CHECKSUM_UNNECESSARY) */
+
 	/* sender */
 	int mss_bytes;               /* mss_now: MTU - IP - TCP - options */
 	int size_goal_bytes;
