@@ -22,8 +22,6 @@
 #include "tcp.h"
 #include "util.h"
 
-#define PAGE_BYTES 4096u
-
 /* Entering a send or receive call: the system call, and for iperf3's loop
  * (iperf_run_client/iperf_run_server) the select() it makes before each
  * read() or write(). */

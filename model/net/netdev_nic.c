@@ -30,8 +30,6 @@
 #include "tcp.h"
 #include "util.h"
 
-#define IP_TCP_HDR_BYTES 40   /* IPv4 20 + TCP 20 */
-#define TCP_TS_OPT_BYTES 12   /* timestamps option, padded */
 #define PKT_BLOCK 512
 
 /* One Ethernet frame: a TCP segment or a pure ACK. */
@@ -483,7 +481,7 @@ static void nic_init(struct sim *sim)
 	struct nic *nic = xcalloc(1, sizeof(*nic));
 
 	INVARIANT(sim->nhosts == 2, "nic path needs two hosts, has %d", sim->nhosts);
-	nic->hdr_bytes = IP_TCP_HDR_BYTES + (sim->sc->timestamps ? TCP_TS_OPT_BYTES : 0);
+	nic->hdr_bytes = IP_HDR_BYTES + TCP_HDR_BYTES + (sim->sc->timestamps ? TCP_TS_OPT_BYTES : 0);
 	for (int h = 0; h < 2; h++) {
 		struct nic_port *p = &nic->port[h];
 		struct host *host = &sim->hosts[h];

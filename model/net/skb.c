@@ -11,8 +11,6 @@
 #include "tcp.h"
 #include "util.h"
 
-#define PAGE_BYTES 4096
-
 void skb_list_push(struct skb_list *l, struct skb *s)
 {
 	s->next = NULL;

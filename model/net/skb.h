@@ -24,6 +24,15 @@
 
 #include "sim.h"
 
+/* Sizes every layer of the packet path shares: the page of the slab and
+ * page-frag model and of sendfile's page cache (x86: 4 KiB), and the
+ * headers of a segment (IPv4 and TCP without options; the timestamps
+ * option padded to 12 bytes, RFC 7323). */
+#define PAGE_BYTES 4096u
+#define IP_HDR_BYTES 20
+#define TCP_HDR_BYTES 20
+#define TCP_TS_OPT_BYTES 12
+
 enum skb_kind { SKB_DATA, SKB_ACK };
 
 struct skb {

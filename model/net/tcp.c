@@ -32,9 +32,6 @@
 #include "skb.h"
 #include "util.h"
 
-#define IP_HDR 20
-#define TCP_HDR 20
-#define TCP_TS_OPT 12
 #define TCP_MSS_DEFAULT 536
 #define TCP_MIN_MSS 88
 #define TCP_MAX_QUICKACKS 16
@@ -122,7 +119,7 @@ const struct tcp_cc_ops tcp_cubic = {.name = "cubic", .init = cubic_init, .cong_
 void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *snd, struct host *rcv)
 {
 	const struct scenario *sc = sim->sc;
-	int ts = sc->timestamps ? TCP_TS_OPT : 0;
+	int ts = sc->timestamps ? TCP_TS_OPT_BYTES : 0;
 	int64_t space;
 
 	tc->id = id;
@@ -132,14 +129,14 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 	tc->cc = sc->cc == CC_RENO ? &tcp_reno : &tcp_cubic;
 	INVARIANT(tc->cc->init && tc->cc->cong_avoid, "incomplete congestion control ops");
 
-	tc->advmss = sc->mtu_bytes - IP_HDR - TCP_HDR;
+	tc->advmss = sc->mtu_bytes - IP_HDR_BYTES - TCP_HDR_BYTES;
 	tc->mss_bytes = tc->advmss - ts;
 	INVARIANT(tc->mss_bytes > 0, "mtu %d leaves no payload", sc->mtu_bytes);
 	/* since Linux 4.13 TCP always builds GSO frames (commit 0a6b2a1dc2a2,
 	 * "tcp: switch to GSO being always on") and a device without GSO
 	 * segments them in software; before, GSO off meant MSS-sized skbs */
 	if (sc->gso || sc->tso || host_kernel_at_least(snd, 4, 13)) {
-		int hdr = IP_HDR + TCP_HDR + ts;
+		int hdr = IP_HDR_BYTES + TCP_HDR_BYTES + ts;
 		int segs = (sc->gso_max_bytes - 1 - hdr) / tc->mss_bytes;
 		tc->size_goal_bytes = (segs < 1 ? 1 : segs) * tc->mss_bytes;
 	} else {
@@ -329,7 +326,7 @@ static void pacing_after_send(struct sim *sim, struct tcp_conn *tc, const struct
 	if (tc->wstamp_ns < sim->now)
 		tc->wstamp_ns = sim->now;
 	if (sim->sc->pacing && tc->pacing_Bps > 0 && tc->segs_out >= 10) {
-		double wire = (double)skb->len + (double)skb->segs * (IP_HDR + TCP_HDR + (sim->sc->timestamps ? TCP_TS_OPT : 0));
+		double wire = (double)skb->len + (double)skb->segs * (IP_HDR_BYTES + TCP_HDR_BYTES + (sim->sc->timestamps ? TCP_TS_OPT_BYTES : 0));
 		sim_ns len_ns = (sim_ns)(wire * 1e9 / tc->pacing_Bps);
 		sim_ns credit = tc->wstamp_ns - prior;
 		tc->wstamp_ns += len_ns - (credit < len_ns / 2 ? credit : len_ns / 2);
