@@ -209,7 +209,7 @@ sed '4s/link.mtu=1500/link.mtu=9000/' $D/reps.csv >"$T/mixed.csv"
 expect_fail "live-agg inconsistent point" 2 "$T/mixed.csv:9: point 'pC': overrides" \
 	"$BIN/live-agg" "$T/mixed.csv" -o "$T/o.csv" --source s
 printf '"point","x\n' >"$T/quote.csv"
-expect_fail "live-agg unterminated quote" 2 "$T/quote.csv:1: malformed CSV" \
+expect_fail "live-agg unterminated quote" 2 "$T/quote.csv:1: unterminated quoted field" \
 	"$BIN/live-agg" "$T/quote.csv" -o "$T/o.csv" --source s
 expect_fail "live-agg not a reps file" 2 "no column 'point'" \
 	"$BIN/live-agg" "$T/other.csv" -o "$T/o.csv" --source s

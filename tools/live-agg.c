@@ -43,8 +43,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "csvread.h"
 #include "err.h"
 #include "metrics.h"
+#include "outfile.h"
 #include "procstat.h"
 #include "runs.h"
 #include "util.h"
@@ -78,29 +80,15 @@ struct rep_row {
 struct reader {
 	const char *path;
 	struct tcpsim_err *err;
-	int line, rec_line, in_record;
-	char **f;
-	int nf, capf;
+	int rec_line;
+	char **f;               /* the record being read (csvread's, borrowed) */
+	int nf;
 	int ncols, colkey[256], colmetric[256], colextra[256];
 	int nextra;
 	char *extra_name[MAX_EXTRA];
 	struct rep_row *rows;
 	int nrows, caprows;
 };
-
-static void on_field(void *s, size_t len, void *data)
-{
-	struct reader *r = data;
-	if (r->nf == r->capf) {
-		r->capf = r->capf ? 2 * r->capf : 64;
-		r->f = xrealloc(r->f, (size_t)r->capf * sizeof(r->f[0]));
-	}
-	char *x = xmalloc(len + 1);
-	if (len)
-		memcpy(x, s, len);
-	x[len] = '\0';
-	r->f[r->nf++] = x;
-}
 
 static int parse_value(const char *s, double *out)
 {
@@ -111,11 +99,12 @@ static int parse_value(const char *s, double *out)
 	return parse_finite(s, out);
 }
 
-static void on_record(int c, void *data)
+static int on_record(void *ctx, struct csvread_rec *rec, struct tcpsim_err *err)
 {
-	struct reader *r = data;
-	(void)c;
-	r->in_record = 0;
+	struct reader *r = ctx;
+	r->f = rec->field;
+	r->nf = rec->n;
+	r->rec_line = rec->line;
 	if (r->err->code)
 		goto done;
 	if (!r->ncols) {
@@ -189,9 +178,9 @@ static void on_record(int c, void *data)
 		err_set(r->err, TCPSIM_EUSAGE, "%s:%d: column 'status': '%s' is neither ok nor disturbed",
 			r->path, r->rec_line, row->key[K_STATUS]);
 done:
-	for (int i = 0; i < r->nf; i++)
-		free(r->f[i]);
+	r->f = NULL;
 	r->nf = 0;
+	return err->code;
 }
 
 static int read_reps(struct reader *r, const char *path, struct tcpsim_err *err)
@@ -199,31 +188,7 @@ static int read_reps(struct reader *r, const char *path, struct tcpsim_err *err)
 	memset(r, 0, sizeof(*r));
 	r->path = path;
 	r->err = err;
-	r->line = 1;
-	char *text = procstat_read_file(path, err);
-	if (!text)
-		return err->code;
-	struct csv_parser p;
-	csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL);
-	/* fed byte by byte so that each record knows the line it starts on */
-	for (char *c = text; *c && !err->code; c++) {
-		if (!r->in_record && *c != '\n' && *c != '\r') {
-			r->in_record = 1;
-			r->rec_line = r->line;
-		}
-		if (csv_parse(&p, c, 1, on_field, on_record, r) != 1) {
-			err_set(err, TCPSIM_EUSAGE, "%s:%d: malformed CSV: %s", path, r->line,
-				csv_strerror(csv_error(&p)));
-			break;
-		}
-		if (*c == '\n')
-			r->line++;
-	}
-	if (!err->code && csv_fini(&p, on_field, on_record, r) != 0)
-		err_set(err, TCPSIM_EUSAGE, "%s:%d: malformed CSV (unterminated quote?)", path,
-			r->rec_line);
-	csv_free(&p);
-	free(text);
+	csvread_file(path, "repetitions", on_record, r, err);
 	if (!err->code && !r->ncols)
 		err_set(err, TCPSIM_EUSAGE, "%s: empty file", path);
 	return err->code;
@@ -235,7 +200,6 @@ static void free_reps(struct reader *r)
 		for (int k = 0; k < K_N; k++)
 			free(r->rows[i].key[k]);
 	free(r->rows);
-	free(r->f);
 	for (int i = 0; i < r->nextra; i++)
 		free(r->extra_name[i]);
 }
@@ -336,13 +300,12 @@ static int add_extra_columns(const char *path, const struct reader *r, const dou
 	char *text = procstat_read_file(path, err);
 	if (!text)
 		return err->code;
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
+	struct outfile o;
+	if (outfile_open(&o, path, "recorded runs", err)) {
 		free(text);
-		return err_set(err, TCPSIM_EIO, "cannot create '%s': %s", tmp, strerror(errno));
+		return err->code;
 	}
+	FILE *f = o.f;
 	int line = 0;
 	for (char *p = text, *nl; *p; p = nl + 1, line++) {
 		nl = strchr(p, '\n');
@@ -365,14 +328,12 @@ static int add_extra_columns(const char *path, const struct reader *r, const dou
 		fputc('\n', f);
 	}
 	free(text);
-	int bad = ferror(f) || line != nruns + 1;
-	bad |= fclose(f) != 0;
-	if (bad || rename(tmp, path) != 0) {
-		unlink(tmp);
-		return err_set(err, TCPSIM_EIO, "cannot add the per-CPU columns to '%s'%s", path,
-			       line != nruns + 1 ? " (its rows are not one a line)" : "");
+	if (line != nruns + 1) {
+		outfile_abort(&o);
+		return err_set(err, TCPSIM_EIO, "cannot add the per-CPU columns to '%s' (its rows are not one a line)",
+			       path);
 	}
-	return TCPSIM_OK;
+	return outfile_commit(&o, err);
 }
 
 struct opts {

@@ -431,13 +431,13 @@ static void put(FILE *f, const char *s, int last)
 static int write_out(const struct primcost *pc, const double *med, const double *lo,
 		     const double *hi, const char *path, const char *note)
 {
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, PROG ": cannot create '%s': %s\n", tmp, strerror(errno));
+	struct outfile o;
+	struct tcpsim_err err = {0};
+	if (outfile_open(&o, path, NULL, &err)) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
 		return 1;
 	}
+	FILE *f = o.f;
 	static const char *const head[] = {"primitive", "ns",	    "cycles", "unit",    "rounds",
 					   "min_ns",	"max_ns", "cpus",   "cpu_mhz", "note"};
 	for (size_t i = 0; i < ARRAY_SIZE(head); i++)
@@ -472,11 +472,8 @@ static int write_out(const struct primcost *pc, const double *med, const double 
 		put(f, c[6], 0);
 		put(f, note, 1);
 	}
-	int bad = ferror(f);
-	bad |= fclose(f) != 0;
-	if (bad || rename(tmp, path) != 0) {
-		unlink(tmp);
-		fprintf(stderr, PROG ": cannot write '%s'\n", path);
+	if (outfile_commit(&o, &err)) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
 		return 1;
 	}
 	return 0;
