@@ -121,7 +121,7 @@ plots: deps
 		> docs/loopback-mtu-tso.txt
 
 # Measure this machine's kernel (as root; tools/measure-live --help): installs
-# iperf3 and ethtool if missing, builds, runs the matrix of issue 6 into
+# iperf3 and ethtool if missing, builds, runs the live matrix into
 # validation/live/MACHINE.csv.  LIVE_ARGS passes options (e.g. --resume).
 live: deps
 	@command -v iperf3 >/dev/null && command -v ethtool >/dev/null || \

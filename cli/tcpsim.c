@@ -1,11 +1,15 @@
 /*
  * tcpsim: main() of the command line.  It only picks a subcommand from a
- * const table and hands it the arguments after the subcommand's name
- * (argv[0] is the first of them); all the work is in libtcpsim.
+ * const table (run, compare, sweep, calibrate, validate) and hands it the
+ * arguments after the subcommand's name (argv[0] is the first of them); all
+ * the work is in libtcpsim.
  *
  *   tcpsim run FILE.cfg [-s section.key=value]... [--format F] [-o OUT]
  *   tcpsim FILE.cfg ...          same as `tcpsim run FILE.cfg ...`
  *   tcpsim compare A.cfg [-s ...]... B.cfg [-s ...]... [--format F]
+ *   tcpsim sweep FILE.cfg --vary KEY=V1,V2... [-o OUT.csv]
+ *   tcpsim calibrate RUNS.csv... --fit KEY,... -o PROFILE.cfg
+ *   tcpsim validate RUNS.csv... [--profile P.cfg] [--fit KEY,...] [--holdout none|loo]
  *   tcpsim --help | --help-config | --version
  *
  * Exit status: 0 ok, 1 runtime failure, 2 bad input, 3 an output could not

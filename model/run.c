@@ -517,7 +517,6 @@ int tcpsim_run(const struct scenario *sc, struct metrics *out, struct tcpsim_err
 {
 	struct sim sim;
 	struct measure ms;
-	struct evq_ev ev;
 	int rc;
 
 	memset(&ms, 0, sizeof(ms));
@@ -529,13 +528,8 @@ int tcpsim_run(const struct scenario *sc, struct metrics *out, struct tcpsim_err
 	sim_start(&sim);
 	sim_at(&sim, sc->warmup_ns, warmup_end_ev, &ms, 0);
 
-	while (!sim.stop && evq_pop(&sim.evq, &ev)) {
-		INVARIANT(ev.t >= sim.now, "time went backwards: event %llu at %lld < %lld",
-			  (unsigned long long)sim.events, (long long)ev.t, (long long)sim.now);
-		sim.now = ev.t;
-		sim.events++;
-		ev.fn(&sim, ev.obj, ev.arg);
-	}
+	while (!sim.stop && sim_step(&sim, INT64_MAX))
+		;
 	rc = err && err->code ? err->code : TCPSIM_OK;
 	if (!rc)
 		fill_metrics(&sim, &ms, out);

@@ -1,7 +1,7 @@
 #!/bin/sh
 # sweep.test.sh ASAN_DIR: tcpsim sweep through the real binary.
 #
-# The sweep (4 MTUs x TSO on/off x TCP_STREAM/TCP_SENDFILE, a short
+# The acceptance sweep (4 MTUs x TSO on/off x TCP_STREAM/TCP_SENDFILE, a short
 # run) must be byte-identical with -j1 and -j2; shards 1/3, 2/3, 3/3 run by
 # GNU parallel (tools/sweep-parallel) on localhost, by the Slurm script and
 # over a stand-in ssh, merged, must equal the one-machine CSV and sidecar; a
@@ -53,7 +53,7 @@ if ! "$TCPSIM" run "$D/fast.cfg" >/dev/null 2>"$TMP/err"; then
 	exit 1
 fi
 
-# the sweep
+# the acceptance sweep
 set -- --vary link.mtu=1500,9000,16436,65536 --vary offload.tso=on,off \
 	--vary app.test=TCP_STREAM,TCP_SENDFILE
 cd "$TMP" || exit 1

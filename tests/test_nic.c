@@ -307,12 +307,8 @@ static void bench_begin(struct bench *b)
 /* Run until nothing is left to happen (no ticks: sim_start is not called). */
 static void bench_drain(struct bench *b)
 {
-	struct evq_ev ev;
-	while (evq_pop(&b->sim.evq, &ev)) {
-		b->sim.now = ev.t;
-		b->sim.events++;
-		ev.fn(&b->sim, ev.obj, ev.arg);
-	}
+	while (sim_step(&b->sim, INT64_MAX))
+		;
 }
 
 /* Check the skbs TCP received on tc, in order from seq `from`; returns the

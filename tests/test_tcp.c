@@ -90,11 +90,8 @@ static void story_end(struct story *st)
 /* Run the event loop until `until` (the CPUs idle: only timers fire). */
 static void run_until(struct story *st, sim_ns until)
 {
-	struct evq_ev ev;
-	while (evq_peek_time(&st->sim.evq) <= until && evq_pop(&st->sim.evq, &ev)) {
-		st->sim.now = ev.t;
-		ev.fn(&st->sim, ev.obj, ev.arg);
-	}
+	while (sim_step(&st->sim, until))
+		;
 	st->sim.now = until;
 }
 

@@ -17,7 +17,7 @@
  * Callers read n, pushed and skipped; the rest is the queue's own.
  *
  * Invariant: evq_pop() never returns an event earlier than the previous one
- * (checked by the caller, sim.c, which owns the clock).
+ * (checked by sim_step, engine/sim.c, which owns the clock).
  */
 #ifndef TCPSIM_EVQ_H
 #define TCPSIM_EVQ_H
@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "scenario.h" /* sim_ns */
+#include "simtime.h"
 
 struct sim;
 typedef void (*evq_fn)(struct sim *sim, void *obj, uint64_t arg);

@@ -32,3 +32,17 @@ bool host_kernel_at_least(const struct host *h, int major, int minor)
 {
 	return h->kernel_major > major || (h->kernel_major == major && h->kernel_minor >= minor);
 }
+
+bool sim_step(struct sim *sim, sim_ns until)
+{
+	struct evq_ev ev;
+
+	if (evq_peek_time(&sim->evq) > until || !evq_pop(&sim->evq, &ev))
+		return false;
+	INVARIANT(ev.t >= sim->now, "time went backwards: event %llu at %lld < %lld",
+		  (unsigned long long)sim->events, (long long)ev.t, (long long)sim->now);
+	sim->now = ev.t;
+	sim->events++;
+	ev.fn(sim, ev.obj, ev.arg);
+	return true;
+}

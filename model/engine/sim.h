@@ -10,15 +10,17 @@
  * the skb pool.  Pointers between entities are borrowed and live as long as
  * the sim.
  *
- * Module map (each file says what of the kernel it imitates):
- *   cpu.c      contexts (hardirq > softirq > process), chunks of work,
- *              preemption by hardirqs, accounting per context and cost
- *   sched.c    tasks, per-CPU run queues, wakeups, IPIs, CFS-like slices
- *   tcp.c      one connection's sender and receiver state, ACK policy
- *   netdev.c   device paths (loopback; NIC in a later module)
- *   app.c      netperf TCP_STREAM / TCP_SENDFILE and the recv() loop
- *   skb.c      skb pool, slab page and socket page-frag accounting
- *   run.c      tcpsim_run: build, warm up, measure, stop when steady
+ * Where the entities live (each file says what of the kernel it imitates;
+ * docs/architecture.md draws the layers):
+ *   engine/   this struct, the event queue (evq), the random stream (rng),
+ *             sim_at / sim_fail / sim_step (sim.c)
+ *   kernel/   cpu.c: contexts (hardirq > softirq > process), chunks of work,
+ *             accounting, the vectors the layers above register;
+ *             sched.c: tasks, run queues, wakeups, IPIs, CFS-like slices
+ *   net/      skb.c: skbs, slab pages and page frags; netdev.c: loopback,
+ *             veth and the backlog; netdev_nic.c: the NIC; tcp.c: TCP
+ *   app/      app.c: netperf and netserver; monitor.c: monitors, kswapd
+ *   run.c     sim_init and tcpsim_run: build, warm up, measure, stop
  */
 #ifndef TCPSIM_SIM_H
 #define TCPSIM_SIM_H
@@ -150,6 +152,12 @@ void sim_release(struct sim *sim);
 
 /* Current simulated time. */
 static inline sim_ns sim_now(const struct sim *sim) { return sim->now; }
+
+/* The event loop's one step, shared by the run (run.c) and the tests: run
+ * the earliest pending event if the queue's head is due by `until`, moving
+ * the clock to its time (never backwards) and counting it.  false when
+ * nothing is due. */
+bool sim_step(struct sim *sim, sim_ns until);
 
 /* Schedule fn(sim, obj, arg) at absolute time t (>= now). */
 uint64_t sim_at(struct sim *sim, sim_ns t, evq_fn fn, void *obj, uint64_t arg);

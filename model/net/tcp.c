@@ -971,8 +971,8 @@ void tcp_recv_done(struct sim *sim, struct cpu *c, struct tcp_conn *tc, int64_t 
 }
 
 /* ------------------------------------------------------------------ */
-/* FreeBSD tcp_output, for app.sendfile = freebsd-* (added with the NIC  */
-/* path, issue 3; app.c is its only caller)                            */
+/* FreeBSD tcp_output, for app.sendfile = freebsd-* (the NIC path's     */
+/* sender; app.c is its only caller)                                   */
 
 /*
  * FreeBSD 6/7 tcp_output (sys/netinet/tcp_output.c) sends at once every

@@ -19,7 +19,7 @@
 #include "scenario.h"
 
 enum metric_id {
-	/* the column contract of issue 2, in this order */
+	/* the column contract (the CSV columns, docs/output.md), in this order */
 	METRIC_THROUGHPUT_MBPS,       /* mean per instance, 10^6 bit/s */
 	METRIC_THROUGHPUT_TOTAL_MBPS, /* all instances */
 	METRIC_CPU_SEND_PCT,

@@ -17,12 +17,8 @@
 #include <stdint.h>
 
 #include "cost.h"
+#include "simtime.h"
 
-typedef int64_t sim_ns;
-
-#define NS_PER_US 1000LL
-#define NS_PER_MS 1000000LL
-#define NS_PER_S 1000000000LL
 
 /* loopback and veth: one host, the receive side on the transmitting CPU */
 enum link_type { LINK_LOOPBACK, LINK_NIC, LINK_VETH };
