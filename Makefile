@@ -100,13 +100,13 @@ bench: deps
 	@sh tests/bench-sweep.sh ./tcpsim
 
 # Calibrate against both recorded reports and validate held out:
-# validation/results/*.txt, scenarios/profiles/*-fitted.cfg and the README's
-# tables (tools/validate.sh says what runs).
+# validation/results/*.txt and scenarios/profiles/*-fitted.cfg, nothing else
+# (tools/validate.sh says what runs).
 validate: deps
 	@$(MAKE) --no-print-directory all
 	@sh tools/validate.sh ./tcpsim
 
-# The README's figure: loopback throughput against MTU, TSO on and off
+# The figure of docs/sweeps.md: loopback throughput against MTU, TSO on and off
 # (GSO off, or GSO would hand 64 KB frames to the backlog either way).
 plots: deps
 	@$(MAKE) --no-print-directory all
