@@ -5,7 +5,8 @@
 #   tools/same-outputs.sh collect DIR [--validate]
 #       run, from the top of a built tree (./tcpsim), every scenario under
 #       scenarios/ (table and csv), the sweep of `make plots` (the CSV, not
-#       the PNG), the compare commands the docs quote, and with --validate
+#       the PNG), the compare commands the docs quote, --help-config and
+#       every --help text, and with --validate
 #       `make validate`'s result files and fitted profiles, each output into
 #       its own file under DIR.  validate runs in a copy under DIR, so the
 #       tree itself is never written.
@@ -37,6 +38,10 @@ collect() {
 		out "$n.table" "$T" "$f"
 		out "$n.csv" "$T" "$f" --format csv
 	done
+	# the key table and every help text
+	out help-config "$T" --help-config
+	out help "$T" --help
+	for c in run compare sweep calibrate validate; do out "help-$c" "$T" "$c" --help; done
 	# the sweep of `make plots`
 	"$T" sweep scenarios/loopback-64k.cfg -s offload.gso=off \
 		--vary link.mtu=1500,4096,9000,16436,32768,65536 --vary offload.tso=on,off \

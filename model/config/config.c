@@ -55,6 +55,7 @@
 #include <ini.h>
 
 #include "datadir.h"
+#include "units.h"
 #include "util.h"
 
 #define CONFIG_INCLUDE_MAX 8   /* nested include levels below the top file */
@@ -587,39 +588,6 @@ struct value {
 	char s[SCENARIO_NAME_MAX]; /* T_STRING */
 };
 
-struct suffix {
-	const char *name;
-	double mult;
-};
-
-static const struct suffix size_suffixes[] = {
-	{"", 1},       {"b", 1},
-	{"k", KB},     {"kb", KB},     {"kib", KB},
-	{"m", MB},     {"mb", MB},     {"mib", MB},
-	{"g", GB},     {"gb", GB},     {"gib", GB},
-	{"t", GB * KB}, {"tb", GB * KB}, {"tib", GB * KB},
-};
-
-static const struct suffix time_suffixes[] = {
-	{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9},
-};
-
-static const struct suffix rate_suffixes[] = {
-	{"", 1},       {"bit", 1},      {"bit/s", 1},
-	{"kbit", 1e3}, {"kbit/s", 1e3}, {"mbit", 1e6}, {"mbit/s", 1e6},
-	{"gbit", 1e9}, {"gbit/s", 1e9}, {"tbit", 1e12}, {"tbit/s", 1e12},
-};
-
-static bool suffix_find(const struct suffix *t, size_t n, const char *s, double *mult)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcasecmp(t[i].name, s) == 0) {
-			*mult = t[i].mult;
-			return true;
-		}
-	return false;
-}
-
 /*
  * A decimal number at s: [+-]digits[.digits][e[+-]digits].  No hex, inf
  * or nan.  Returns the end, or NULL.  A magnitude too large for a double
@@ -683,48 +651,20 @@ static void fmt_double(double x, char *buf, size_t n)
 
 static void fmt_time(int64_t ns, char *buf, size_t n)
 {
-	if (ns == 0)
+	if (!units_format(UNIT_TIME, ns, buf, n))
 		snprintf(buf, n, "0");
-	else if (ns % NS_PER_S == 0)
-		snprintf(buf, n, "%" PRId64 "s", (int64_t)(ns / NS_PER_S));
-	else if (ns % NS_PER_MS == 0)
-		snprintf(buf, n, "%" PRId64 "ms", (int64_t)(ns / NS_PER_MS));
-	else if (ns % NS_PER_US == 0)
-		snprintf(buf, n, "%" PRId64 "us", (int64_t)(ns / NS_PER_US));
-	else
-		snprintf(buf, n, "%" PRId64 "ns", ns);
 }
 
 static void fmt_size(int64_t b, char *buf, size_t n)
 {
-	static const struct {
-		int64_t mult;
-		const char *suffix;
-	} units[] = {{INT64_C(1) << 30, "G"}, {INT64_C(1) << 20, "M"}, {INT64_C(1) << 10, "K"}};
-
-	if (b != 0)
-		for (size_t i = 0; i < ARRAY_SIZE(units); i++)
-			if (b % units[i].mult == 0) {
-				snprintf(buf, n, "%" PRId64 "%s", b / units[i].mult, units[i].suffix);
-				return;
-			}
-	snprintf(buf, n, "%" PRId64, b);
+	if (!units_format(UNIT_SIZE, b, buf, n))
+		snprintf(buf, n, "%" PRId64, b);
 }
 
 static void fmt_rate(double bps, char *buf, size_t n)
 {
-	static const struct {
-		int64_t mult;
-		const char *suffix;
-	} units[] = {{INT64_C(1000000000), "Gbit"}, {INT64_C(1000000), "Mbit"}, {INT64_C(1000), "Kbit"}};
-	int64_t v;
-
-	if (bps != 0 && fabs(bps) < 9e18 && nearbyint(bps) == bps && (v = (int64_t)bps) != 0)
-		for (size_t i = 0; i < ARRAY_SIZE(units); i++)
-			if (v % units[i].mult == 0) {
-				snprintf(buf, n, "%" PRId64 "%s", v / units[i].mult, units[i].suffix);
-				return;
-			}
+	if (bps != 0 && fabs(bps) < 9e18 && nearbyint(bps) == bps && units_format(UNIT_RATE, (int64_t)bps, buf, n))
+		return;
 	fmt_double(bps, buf, n);
 }
 
@@ -819,7 +759,7 @@ static int value_parse(const struct key *k, const char *text, struct value *v, c
 			return WHY("'%s' is not a size (examples: 65536, 64K, 4M)", text);
 		while (*end == ' ' || *end == '\t')
 			end++;
-		if (!suffix_find(size_suffixes, ARRAY_SIZE(size_suffixes), end, &mult))
+		if (!units_parse(UNIT_SIZE, end, &mult))
 			return WHY("'%s' is not a size (examples: 65536, 64K, 4M)", text);
 		v->d = x * mult;
 		if (!whole(v->d, &v->i))
@@ -831,9 +771,9 @@ static int value_parse(const struct key *k, const char *text, struct value *v, c
 			while (*end == ' ' || *end == '\t')
 				end++;
 			if (*end == '\0') {
-				INVARIANT(suffix_find(time_suffixes, ARRAY_SIZE(time_suffixes), r->unit, &mult),
+				INVARIANT(units_parse(UNIT_TIME, r->unit, &mult),
 					  "time key %s has unit '%s'", key_full(k), r->unit);
-			} else if (!suffix_find(time_suffixes, ARRAY_SIZE(time_suffixes), end, &mult)) {
+			} else if (!units_parse(UNIT_TIME, end, &mult)) {
 				end = NULL;
 			}
 		}
@@ -849,7 +789,7 @@ static int value_parse(const struct key *k, const char *text, struct value *v, c
 		if (end) {
 			while (*end == ' ' || *end == '\t')
 				end++;
-			if (!suffix_find(rate_suffixes, ARRAY_SIZE(rate_suffixes), end, &mult))
+			if (!units_parse(UNIT_RATE, end, &mult))
 				end = NULL;
 		}
 		if (!end)

@@ -25,6 +25,7 @@
 #include "outfile.h"
 #include "report.h"
 #include "sweepfile.h"
+#include "units.h"
 #include "util.h"
 
 /* ---- seeds ----------------------------------------------------------------- */
@@ -129,29 +130,19 @@ static int axis_push(struct axis_build *b, const char *text, struct tcpsim_err *
  */
 static bool canon_number(const char *text, double *x, bool *is_time)
 {
-	static const struct {
-		const char *suffix;
-		double mult;
-		bool time;
-	} units[] = {
-		{"", 1, false}, {"K", 1024.0, false}, {"M", 1048576.0, false}, {"G", 1073741824.0, false},
-		{"ns", 1, true}, {"us", 1e3, true}, {"ms", 1e6, true}, {"s", 1e9, true},
-		{"Kbit", 1e3, false}, {"Mbit", 1e6, false}, {"Gbit", 1e9, false},
-	};
 	char *end;
+	double mult;
+	bool t;
 
 	errno = 0;
 	*x = strtod(text, &end);
 	if (end == text || errno || !isfinite(*x))
 		return false;
-	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
-		if (strcmp(end, units[i].suffix) == 0) {
-			*x *= units[i].mult;
-			*is_time = *is_time || units[i].time;
-			return true;
-		}
-	}
-	return false;
+	if (!units_canonical(end, &mult, &t))
+		return false;
+	*x *= mult;
+	*is_time = *is_time || t;
+	return true;
 }
 
 /* A bound: a legal value of the key, as a number in the key's base unit. */
