@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "batch.h"
 #include "calib.h"
 #include "cli.h"
 #include "config.h"
@@ -355,7 +356,7 @@ int cmd_run(int argc, char **argv)
 			scs[r] = *sc;
 			scs[r].seed = sweep_seed(sc->seed, 0, (uint32_t)r);
 		}
-		if (calib_run_batch(tcpsim_run, scs, ms_runs, a.reps, a.jobs, &err) != TCPSIM_OK) {
+		if (batch_run(tcpsim_run, scs, ms_runs, a.reps, a.jobs, NULL, &err) != TCPSIM_OK) {
 			print_err(&err);
 			rc = err.code == TCPSIM_EUSAGE ? 2 : 1;
 		} else if ((ms = cli_memstream(&buf, &len)) == NULL) {
@@ -507,7 +508,7 @@ int cmd_compare(int argc, char **argv)
 			if (a.reps > 1)
 				scs[s * a.reps + r].seed = sweep_seed(sc[s].seed, 0, (uint32_t)r);
 		}
-	if (calib_run_batch(tcpsim_run, scs, m, 2 * a.reps, a.jobs, &err) != TCPSIM_OK) {
+	if (batch_run(tcpsim_run, scs, m, 2 * a.reps, a.jobs, NULL, &err) != TCPSIM_OK) {
 		print_err(&err);
 		rc = err.code == TCPSIM_EUSAGE ? 2 : 1;
 		goto done;

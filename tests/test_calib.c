@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "batch.h"
 #include "calib.h"
 #include "config.h"
 #include "cost.h"
@@ -208,8 +209,8 @@ static void test_batch_deterministic(void **state)
 	}
 	sc[1].mtu_bytes = 9000;
 	sc[2].send_size = 4096;
-	assert_int_equal(calib_run_batch(tcpsim_run, sc, a, 3, 1, &err), TCPSIM_OK);
-	assert_int_equal(calib_run_batch(tcpsim_run, sc, b, 3, 3, &err), TCPSIM_OK);
+	assert_int_equal(batch_run(tcpsim_run, sc, a, 3, 1, NULL, &err), TCPSIM_OK);
+	assert_int_equal(batch_run(tcpsim_run, sc, b, 3, 3, NULL, &err), TCPSIM_OK);
 	for (int i = 0; i < 3; i++)
 		assert_memory_equal(a[i].v, b[i].v, sizeof(a[i].v));
 }

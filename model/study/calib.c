@@ -384,87 +384,6 @@ static int scenario_with(const struct calib_setup *cs, const struct scenario *ba
 
 /* ---- parallel batch -------------------------------------------------------- */
 
-struct batch {
-	calib_run_fn run;
-	const struct scenario *sc;
-	struct metrics *out;
-	struct tcpsim_err *errs;
-	int *rc;
-	int n;
-	atomic_int next;
-	atomic_int done;
-	FILE *progress;  /* worker 0 prints "N/M runs" here, or NULL */
-};
-
-static void batch_work(struct batch *b, bool show)
-{
-	double last = show ? batch_now_s() : 0;
-	bool first = true;   /* the first line comes with worker 0's first run */
-	int i;
-	while ((i = atomic_fetch_add(&b->next, 1)) < b->n) {
-		b->rc[i] = b->run(&b->sc[i], &b->out[i], &b->errs[i]);
-		int done = atomic_fetch_add(&b->done, 1) + 1;
-		if (show && (first || batch_now_s() - last >= 0.5)) {
-			first = false;
-			last = batch_now_s();
-			fprintf(b->progress, "\r\033[K%d/%d runs simulated (%.1f%%)", done, b->n,
-				100.0 * done / b->n);
-			fflush(b->progress);
-		}
-	}
-}
-
-static void *batch_worker(void *arg)
-{
-	batch_work(arg, false);
-	return NULL;
-}
-
-static int run_batch(calib_run_fn run, const struct scenario *sc, struct metrics *out, int n, int jobs,
-		     FILE *progress, struct tcpsim_err *err)
-{
-	struct batch b = {.run = run, .sc = sc, .out = out, .n = n, .progress = progress};
-	pthread_t *tid;
-	int started = 0, rc = TCPSIM_OK;
-
-	if (n <= 0)
-		return TCPSIM_OK;
-	b.errs = xcalloc((size_t)n, sizeof(*b.errs));
-	b.rc = xcalloc((size_t)n, sizeof(*b.rc));
-	atomic_init(&b.next, 0);
-	atomic_init(&b.done, 0);
-	if (jobs > n)
-		jobs = n;
-	tid = xcalloc((size_t)(jobs > 1 ? jobs - 1 : 1), sizeof(*tid));
-	/* the calling thread is worker 0; a thread that cannot start just means fewer */
-	for (int t = 1; t < jobs; t++)
-		if (pthread_create(&tid[started], NULL, batch_worker, &b) == 0)
-			started++;
-	batch_work(&b, progress != NULL);
-	for (int t = 0; t < started; t++)
-		pthread_join(tid[t], NULL);
-	if (progress) {
-		fputs("\r\033[K", progress);
-		fflush(progress);
-	}
-	for (int i = 0; i < n; i++) {
-		if (b.rc[i] != TCPSIM_OK) {
-			rc = err_set(err, b.rc[i], "%s", b.errs[i].msg[0] ? b.errs[i].msg : "simulation failed");
-			break;
-		}
-	}
-	free(tid);
-	free(b.rc);
-	free(b.errs);
-	return rc;
-}
-
-int calib_run_batch(calib_run_fn run, const struct scenario *sc, struct metrics *out, int n,
-		    int jobs, struct tcpsim_err *err)
-{
-	return run_batch(run, sc, out, n, jobs, NULL, err);
-}
-
 /* ---- transform --------------------------------------------------------------- */
 
 static double sigmoid(double u)
@@ -571,7 +490,7 @@ static int eval_points(struct fit_ctx *fc, const double *p, int npts, struct met
 			rc = scenario_with(cs, &fc->cr->base[fc->runs[k]], &p[pt * cs->n_par],
 					   &sc[pt * fc->n_runs + k], &fc->err);
 	if (!rc)
-		rc = calib_run_batch(cs->run, sc, m, n, cs->jobs, &fc->err);
+		rc = batch_run(cs->run, sc, m, n, cs->jobs, NULL, &fc->err);
 	free(sc);
 	fc->evaluations += n;
 	if (rc) {
@@ -1048,7 +967,7 @@ static int predict_each(const struct calib_setup *cs, const struct calib_runs *c
 		k++;
 	}
 	if (!rc)
-		rc = run_batch(cs->run, sc, m, k, cs->jobs, cs->run_progress, err);
+		rc = batch_run(cs->run, sc, m, k, cs->jobs, cs->run_progress, err);
 	if (!rc)
 		for (int j = 0; j < k; j++)
 			out[idx[j]] = m[j];

@@ -66,6 +66,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "batch.h"
 #include "err.h"
 #include "metrics.h"
 #include "runs.h"
@@ -78,7 +79,7 @@
 #define CALIB_DEFAULT_MAX_ITER 60
 #define CALIB_BOUND_SIGMA 0.01      /* sigma(u) below this or above 1 - this: at a bound */
 
-typedef int (*calib_run_fn)(const struct scenario *sc, struct metrics *out, struct tcpsim_err *err);
+typedef batch_run_fn calib_run_fn;
 
 struct calib_param {
 	char key[CALIB_KEY_MAX];   /* "cost.copy_byte" */
@@ -188,9 +189,6 @@ int calib_fit(const struct calib_setup *cs, const struct calib_runs *cr, const b
 int calib_predict(const struct calib_setup *cs, const struct calib_runs *cr, const bool *mask,
 		  const double *value, struct metrics *out, struct tcpsim_err *err);
 
-/* Run n scenarios on jobs threads; the first failure (lowest index) wins. */
-int calib_run_batch(calib_run_fn run, const struct scenario *sc, struct metrics *out, int n,
-		    int jobs, struct tcpsim_err *err);
 
 /*
  * The fitted profile as an includable .cfg: a comment block (header, one
