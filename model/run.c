@@ -256,8 +256,8 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	memset(out, 0, sizeof(*out));
 #define DELTA(f) d.f = sim->cnt.f - ms->mark.f
 	DELTA(app_bytes); DELTA(data_frames); DELTA(data_segs); DELTA(wire_frames); DELTA(acks);
-	DELTA(netrx_softirqs); DELTA(timer_softirqs); DELTA(res_ipis); DELTA(cal_ipis); DELTA(hardirqs);
-	DELTA(ticks); DELTA(cs); DELTA(pgalloc); DELTA(pgfree); DELTA(gro_merges); DELTA(backlog_drops);
+	DELTA(netrx_softirqs); DELTA(res_ipis); DELTA(cal_ipis); DELTA(hardirqs);
+	DELTA(ticks); DELTA(cs); DELTA(pgalloc); DELTA(pgfree); DELTA(gro_merges);
 	DELTA(wakeups); DELTA(rcv_wakeups);
 	DELTA(migrations); DELTA(kswapd_wakes); DELTA(ofo); DELTA(snd_wakeups);
 	DELTA(acks_rx); DELTA(acks_rbuf); DELTA(acks_delack); DELTA(acks_quick);

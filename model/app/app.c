@@ -43,8 +43,7 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 		call_begin(sim, c);
 		t->in_call = true;
 		t->call_left = sim->sc->send_size;
-		t->calls++;
-	}
+		}
 	want = t->call_left > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)t->call_left;
 	n = tcp_send_append(sim, c, tc, want, sendfile);
 	if (n == 0) {
@@ -135,7 +134,6 @@ static void bsd_call_begin(struct sim *sim, struct cpu *c, struct task *t)
 	t->in_call = true;
 	t->call_left = sim->sc->send_size;
 	t->chunk_left = t->chunk_ready = 0;
-	t->calls++;
 }
 
 /* Bytes of the file from the current offset to the end of its page. */
@@ -265,8 +263,7 @@ static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task
 		call_begin(sim, c);
 		t->in_call = true;
 		t->call_done = 0;
-		t->calls++;
-	}
+		}
 	want = sim->sc->recv_size - t->call_done;
 	/* frames left to us (prequeue, sk_backlog) first: their TCP work is
 	 * ours, and one that fits is copied straight into our buffer */

@@ -42,7 +42,6 @@ static bool run_then_sleep(struct sim *sim, struct cpu *c, struct task *t, enum 
 	if (!t->in_call) {
 		cpu_charge(sim, c, cost, c->host->cfg->cost_cycles[cost]);
 		t->in_call = true;
-		t->calls++;
 		return true;
 	}
 	t->in_call = false;

@@ -64,24 +64,19 @@ struct counters {
 	uint64_t acks_rbuf;        /*   after recv() copied (tcp_cleanup_rbuf) */
 	uint64_t acks_delack;      /*   by the delayed-ACK timer */
 	uint64_t netrx_softirqs;   /* NET_RX handler runs */
-	uint64_t timer_softirqs;
 	uint64_t res_ipis, cal_ipis;
 	uint64_t hardirqs;         /* device interrupts */
 	uint64_t ticks;            /* local timer interrupts on non-idle CPUs */
 	uint64_t cs;               /* context switches */
 	uint64_t pgalloc, pgfree;  /* 4 KB pages */
 	uint64_t gro_merges;
-	uint64_t backlog_drops;
 	uint64_t ofo;              /* frames that arrived ahead of rcv_nxt */
-	uint64_t dup_frames;       /* frames (or parts) that arrived twice */
 	uint64_t recoveries;       /* fast retransmits (entries into recovery) */
 	uint64_t retrans_segs;     /* segments retransmitted */
 	uint64_t undos;            /* recoveries undone by D-SACK (spurious) */
 	uint64_t wakeups;
 	uint64_t snd_wakeups;        /* senders woken by freed buffer space */
 	uint64_t rcv_wakeups;        /* readers woken by data (sk_data_ready, tcp_prequeue) */
-	uint64_t rx_deferred;        /* data frames left to the reader (prequeue, sk_backlog) */
-	uint64_t ack_deferred;       /* ACKs left to the writer (sk_backlog) */
 	uint64_t migrations;         /* tasks moved by load balancing */
 	uint64_t kswapd_wakes;       /* kswapd woken by a high-order allocation (host.kswapd) */
 	uint64_t writes;             /* send()/sendfile() calls that ended */
@@ -132,7 +127,6 @@ struct sim {
 
 	struct skb *skb_free_list;   /* pool of unused skb structs */
 	struct skb_block *skb_blocks; /* storage of all skbs (skb.c) */
-	uint64_t skbs_live;
 
 	const struct netdev_ops *dev; /* link.type's path */
 	const struct cpu_vectors *vec; /* interrupt and softirq handlers (cpu.h), set by sim_init */

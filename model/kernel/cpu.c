@@ -146,7 +146,6 @@ static void softirq_step(struct sim *sim, struct cpu *c)
 
 	if (!c->in_netrx && c->ntimers) {
 		struct tcp_conn *tc = c->timers[--c->ntimers];
-		sim->cnt.timer_softirqs++;
 		cpu_charge(sim, c, COST_TIMER, cost[COST_TIMER]);
 		sim->vec->timer(sim, c, tc);
 		return;

@@ -60,7 +60,6 @@ struct task {
 	int64_t call_left;          /* sender: bytes left in this send call */
 	int64_t call_done;          /* receiver: bytes copied in this recv call */
 	uint64_t file_off;          /* sendfile: offset in the file */
-	uint64_t calls;
 	sim_ns next_wake;           /* monitor: next timer wakeup */
 	int64_t chunk_left;         /* FreeBSD sendfile: bytes still to map in this chunk */
 	int64_t chunk_ready;        /* ... mapped, not yet handed to the socket */

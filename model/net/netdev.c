@@ -153,10 +153,8 @@ void netdev_rx(struct sim *sim, struct cpu *c, struct skb *skb)
 
 bool netdev_backlog_enqueue(struct sim *sim, struct cpu *c, struct skb *skb)
 {
-	if (c->backlog.len >= (uint32_t)sim->sc->backlog_max) {
-		sim->cnt.backlog_drops++;
+	if (c->backlog.len >= (uint32_t)sim->sc->backlog_max)
 		return false;
-	}
 	skb_list_push(&c->backlog, skb);
 	if (!c->backlog_sched) { /* ____napi_schedule: raise NET_RX */
 		c->backlog_sched = true;

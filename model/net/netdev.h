@@ -43,7 +43,8 @@ const struct netdev_ops *netdev_for(const struct scenario *sc);
 void netdev_rx(struct sim *sim, struct cpu *c, struct skb *skb);
 
 /* enqueue_to_backlog: queue skb on c's backlog (netif_rx) and raise NET_RX;
- * false (and counted) when the backlog is full. */
+ * false when the backlog is full (the caller fails the run: drops are not
+ * modelled). */
 bool netdev_backlog_enqueue(struct sim *sim, struct cpu *c, struct skb *skb);
 /* process_backlog: take one skb off c's backlog and receive it (NET_RX). */
 void netdev_process_backlog(struct sim *sim, struct cpu *c);

@@ -59,7 +59,6 @@ static struct skb *skb_get(struct sim *sim)
 	}
 	sim->skb_free_list = s->next;
 	memset(s, 0, sizeof(*s));
-	sim->skbs_live++;
 	return s;
 }
 
@@ -67,7 +66,6 @@ static void skb_put(struct sim *sim, struct skb *s)
 {
 	s->next = sim->skb_free_list;
 	sim->skb_free_list = s;
-	sim->skbs_live--;
 }
 
 /* An allocation of more than one page (a slab of mem.slab_pages, a page

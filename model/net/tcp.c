@@ -444,7 +444,6 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 		clone->gso_size = clone->segs > 1 ? (uint32_t)tc->mss_bytes : 0; /* skb_shinfo()->gso_size */
 		sim->cnt.data_frames++;
 		sim->cnt.data_segs += clone->segs;
-		tc->frames_sent++;
 		pacing_after_send(sim, tc, clone);
 		cwnd_validate(tc);
 		sim->dev->xmit(sim, c, clone);
@@ -504,7 +503,6 @@ static void send_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint64
 	if (tc->quick > 0)
 		tc->quick--;
 	sim->cnt.acks++;
-	tc->acks_sent++;
 	sim->dev->xmit(sim, c, skb);
 }
 
@@ -554,7 +552,6 @@ static void rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct
 	if (skb->seq + skb->len <= tc->rcv_nxt) {
 		/* all of it came before (a retransmission and its overtaken
 		 * original): drop it, D-SACK at once (tcp_send_dupack) */
-		sim->cnt.dup_frames++;
 		tc->dsack_pending = true;
 		skb_free(sim, c, skb);
 		send_ack(sim, c, tc, &sim->cnt.acks_quick);
@@ -562,7 +559,6 @@ static void rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct
 	}
 	if (skb->seq < tc->rcv_nxt) { /* partly old: keep the new part, D-SACK the rest */
 		uint32_t cut = (uint32_t)(tc->rcv_nxt - skb->seq);
-		sim->cnt.dup_frames++;
 		tc->dsack_pending = true;
 		skb->seq += cut;
 		skb->len -= cut;
@@ -599,8 +595,7 @@ static void rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct
 		tc->ofo = o->next;
 		tc->rmem_alloc -= o->truesize;
 		if (o->seq + o->len <= tc->rcv_nxt) { /* covered meanwhile */
-			sim->cnt.dup_frames++;
-			tc->dsack_pending = true;
+				tc->dsack_pending = true;
 			skb_free(sim, c, o);
 			continue;
 		}
@@ -828,7 +823,6 @@ bool tcp_defer_to_owner(struct sim *sim, struct cpu *c, struct skb *skb)
 		if (tc->receiver_waiting && host_kernel_at_least(tc->rcv_host, 4, 14))
 			return false;
 		skb_list_push(&tc->rx_backlog, skb);
-		sim->cnt.rx_deferred++;
 		if (tc->receiver_waiting && tc->rx_backlog.len == 1) { /* tcp_prequeue: wake on the first */
 			tc->receiver_waiting = false;
 			sim->cnt.rcv_wakeups++;
@@ -841,7 +835,6 @@ bool tcp_defer_to_owner(struct sim *sim, struct cpu *c, struct skb *skb)
 	if (!tc->owner_backlog || !tc->sender->in_call || tc->sender_waiting)
 		return false;
 	skb_list_push(&tc->ack_backlog, skb);
-	sim->cnt.ack_deferred++;
 	return true;
 }
 

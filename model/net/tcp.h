@@ -169,9 +169,6 @@ struct tcp_conn {
 	struct cpu *pace_cpu;        /* where it was armed (HRTIMER_MODE_ABS_PINNED_SOFT) */
 	bool pace_armed;
 	bool tsq_deferred;           /* TCP_TSQ_DEFERRED: the timer fired while the writer owned the socket */
-
-	/* statistics (whole run) */
-	uint64_t frames_sent, acks_sent;
 };
 
 void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *snd, struct host *rcv);
