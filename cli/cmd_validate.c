@@ -69,7 +69,8 @@ static int collect_rows(const struct run_set *rs, const struct calib_validation 
 				continue;
 			r[n++] = (struct row){
 				.run = i, .metric = m, .measured = meas, .predicted = v->pred[i].v[m],
-				.err_pct = calib_error_pct(meas, v->pred[i].v[m]), .held_out = v->held_out[i]};
+				.err_pct = meas == 0 && v->pred[i].v[m] == 0 ? 0 : calib_error_pct(meas, v->pred[i].v[m]),
+				.held_out = v->held_out[i]};
 		}
 	*out = r;
 	return n;

@@ -322,9 +322,7 @@ else
 fi
 
 # --- the scenarios: tcpsim takes them with the overrides a recorded run has --
-# (tcp.pacing=on marks the paced set; dropped until the model has that key)
-pacing_key=0
-"$TCPSIM" --help-config 2>/dev/null | grep -q 'tcp\.pacing' && pacing_key=1
+# (tcp.pacing=on marks the paced set, and the model takes it as it is)
 for f in validation/live/*.csv; do
 	case $f in *.reps.csv|*.primcost.csv|*.primcost-end.csv) continue ;; esac
 	[ -f "$f" ] || continue
@@ -333,7 +331,6 @@ for f in validation/live/*.csv; do
 		line=$(awk -F'","' -v k="$kind" 'NR > 1 && index($3, k) { print $3 "\t" $4; exit }' "$f")
 		[ -n "$line" ] || continue
 		scen=${line%%	*} ov=${line#*	}
-		[ $pacing_key = 1 ] || ov=$(echo "$ov" | sed -e 's/;*tcp\.pacing=on//' -e 's/^;//')
 		set --
 		for a in $(echo "$ov" | tr ';' ' '); do set -- "$@" -s "$a"; done
 		if "$TCPSIM" "$scen" "$@" -s run.duration=20ms -s run.batch=5ms -s run.warmup=5ms --format csv >"$T/sim" 2>"$T/err"; then

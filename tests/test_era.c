@@ -213,6 +213,30 @@ static void test_veth_gro_merges_what_was_segmented(void **state)
 			 m_of(&nogro, "acks_per_s") / m_of(&nogro, "segs_per_s"));
 }
 
+static void test_wscale_window_defers_acks(void **state)
+{
+	struct scenario sc;
+	struct metrics old, now;
+	(void)state;
+	/* a reader slower than the sender (its copy costs more): data queues
+	 * unread; with the scaled window that shrinks the window, so frames
+	 * are ACKed by the reader's tcp_cleanup_rbuf, not on receipt */
+	base(&sc, "3.18");
+	set(&sc, "cost.copy_byte", "3");
+	set(&sc, "cost.tx_frame", "100");
+	run(&sc, &old);
+	base(&sc, "4.0");
+	set(&sc, "cost.copy_byte", "3");
+	set(&sc, "cost.tx_frame", "100");
+	run(&sc, &now);
+	if (!(m_of(&now, "acks_read_per_s") > m_of(&now, "acks_rx_per_s")))
+		fail_msg("4.0: ACKs from the reader %.0f/s should outnumber ACKs on receipt %.0f/s",
+			 m_of(&now, "acks_read_per_s"), m_of(&now, "acks_rx_per_s"));
+	if (!(m_of(&now, "acks_rx_per_s") < m_of(&old, "acks_rx_per_s")))
+		fail_msg("ACKs on receipt: 3.18 %.0f/s, 4.0 %.0f/s; the scaled window must cut them",
+			 m_of(&old, "acks_rx_per_s"), m_of(&now, "acks_rx_per_s"));
+}
+
 static void test_idle_poll_and_exit(void **state)
 {
 	struct scenario sc;
@@ -263,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_deferred_free_since_5_17),
 		cmocka_unit_test(test_lo_segments_without_tso),
 		cmocka_unit_test(test_veth_gro_merges_what_was_segmented),
+		cmocka_unit_test(test_wscale_window_defers_acks),
 		cmocka_unit_test(test_idle_poll_and_exit),
 		cmocka_unit_test(test_iperf3_select_per_call),
 	};

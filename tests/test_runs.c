@@ -238,15 +238,18 @@ static void test_load_plain(void **state)
 	runs_free(&rs);
 }
 
-/* live-agg's per-CPU, pacing and TcpExt columns: accepted, skipped, metrics kept */
+/* live-agg's columns: those the model predicts (per-CPU busy, CAL, pacing,
+ * writes) are metrics; the others (TIMER per CPU, TcpExt) accepted and skipped */
 static void test_measured_only(void **state)
 {
 	struct fixture *fx = *state;
-	assert_true(runs_column_measured_only("snd_cpu_busy_pct"));
-	assert_true(runs_column_measured_only("rcv_cpu_cal_per_s_cv"));
+	assert_false(runs_column_measured_only("snd_cpu_busy_pct"));
+	assert_false(runs_column_measured_only("rcv_cpu_cal_per_s_cv"));
+	assert_false(runs_column_measured_only("pace_kicks_per_s"));
+	assert_false(runs_column_measured_only("writes_per_s_cv"));
+	assert_true(runs_column_measured_only("snd_cpu_timer_per_s"));
+	assert_true(runs_column_measured_only("rcv_cpu_timer_per_s_cv"));
 	assert_true(runs_column_measured_only("tcpext_TCPHPHits_per_s"));
-	assert_true(runs_column_measured_only("pace_kicks_per_s"));
-	assert_true(runs_column_measured_only("writes_per_s_cv"));
 	assert_false(runs_column_measured_only("throughput_mbps"));
 	assert_false(runs_column_measured_only("snd_wakeups_per_s")); /* a metric */
 	assert_false(runs_column_measured_only("tcpext_"));
@@ -261,6 +264,8 @@ static void test_measured_only(void **state)
 	assert_int_equal(runs_load(&rs, path, &err), TCPSIM_OK);
 	assert_int_equal(rs.n, 1);
 	assert_true(rs.runs[0].v[METRIC_THROUGHPUT_MBPS] == 100);
+	assert_true(rs.runs[0].v[METRIC_SND_CPU_BUSY_PCT] == 99.5);
+	assert_true(rs.runs[0].cv[METRIC_SND_CPU_BUSY_PCT] == 0.01);
 	assert_string_equal(rs.runs[0].note, "n");
 	runs_free(&rs);
 }

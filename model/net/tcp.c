@@ -160,6 +160,16 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 			tc->sndbuf = min64(per_seg * sc->init_cwnd, sc->wmem_max);
 	}
 	tc->window_clamp = win_from_space(tc, tc->rcvbuf);
+	/* tcp_select_initial_window: the scale that lets the largest buffer
+	 * the socket may grow to (tcp_rmem[2], or SO_RCVBUF) be advertised */
+	{
+		int64_t most = tc->rcvbuf_locked ? tc->rcvbuf : max64(sc->rmem_max, tc->rcvbuf);
+		tc->rcv_wscale = 0;
+		while (most > 65535 && tc->rcv_wscale < 14) {
+			most >>= 1;
+			tc->rcv_wscale++;
+		}
+	}
 
 	tc->snd_cwnd = sc->init_cwnd;
 	tc->snd_ssthresh = 1e12;
@@ -466,6 +476,17 @@ uint32_t tcp_select_window_now(const struct tcp_conn *tc)
 		return 0;
 	if (free_space > tc->rcv_ssthresh)
 		free_space = tc->rcv_ssthresh;
+	/* with window scaling (rcv_wscale > 0: any buffer over 64 KB) the
+	 * window is the free space itself, rounded up to the scale
+	 * (__tcp_select_window), so data queued unread shrinks it and the ACK
+	 * of a frame waits for the reader's tcp_cleanup_rbuf.  The kernel has
+	 * done so in every era; the model applies it from 4.0 on and keeps its
+	 * earlier MSS-rounded window for the 3.x profiles, whose hand-set and
+	 * fitted costs were made with it (docs/eras.md). */
+	if (tc->rcv_wscale > 0 && host_kernel_at_least(tc->rcv_host, 4, 0)) {
+		int64_t unit = (int64_t)1 << tc->rcv_wscale;
+		return (uint32_t)max64((free_space + unit - 1) / unit * unit, 0);
+	}
 	window = tc->rcv_wnd;
 	/* keep the advertised window unless it is off by an MSS or more */
 	if (window <= free_space - mss || window > free_space)

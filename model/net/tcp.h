@@ -148,6 +148,7 @@ struct tcp_conn {
 	bool rcvbuf_locked;
 	int64_t window_clamp;
 	int advmss;
+	int rcv_wscale;              /* rx_opt.rcv_wscale: window scale we announced */
 	int rcv_mss;                 /* icsk_ack.rcv_mss */
 	int quick;                   /* quickack segments left */
 	bool ack_pending;

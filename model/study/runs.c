@@ -57,8 +57,15 @@ int runs_column_measured_only(const char *name)
 	size_t nl = strlen(name), sl = strlen(CV_SUFFIX);
 	if (nl > sl && strcmp(name + nl - sl, CV_SUFFIX) == 0)
 		nl -= sl;
-	if (metric_find(name) >= 0)
-		return 0;
+	{ /* a metric of the model (or its _cv) is not measured-only */
+		char base[128];
+		if (nl < sizeof(base)) {
+			memcpy(base, name, nl);
+			base[nl] = '\0';
+			if (metric_find(base) >= 0)
+				return 0;
+		}
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(prefix); i++)
 		if (nl > strlen(prefix[i]) && strncmp(name, prefix[i], strlen(prefix[i])) == 0)
 			return 1;
