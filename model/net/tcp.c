@@ -1,43 +1,30 @@
 /*
- * tcp.c: one bulk TCP connection (see tcp.h for what it imitates).
+ * tcp.c: one bulk TCP connection: set-up, and the socket owner's side --
+ * what recv() and send() do in process context with the socket held
+ * (tcp_recvmsg, tcp_cleanup_rbuf, tcp_rcv_space_adjust, release_sock's
+ * backlog) -- after Linux's net/ipv4/tcp.c.  tcp.h says what the whole
+ * connection imitates; the other concerns are files of their own:
+ *   tcp_output.c    the write queue, frames, Nagle/TSO deferral, pacing
+ *   tcp_ack.c       the window offered, when ACKs go, the delayed-ACK timer
+ *   tcp_input.c     data and ACK arrival, the writer's wakeup
+ *   tcp_recovery.c  SACK/FACK recovery and D-SACK undo
+ *   tcp_cong.c      congestion-control ops; tcp_reno.c, tcp_cubic.c
+ *   tcp_freebsd.c   FreeBSD's tcp_output for the FreeBSD sender
  *
  * Sources of the rules, Linux 3.6 unless noted:
  *  - MSS: mtu - 20 (IPv4) - 20 (TCP) - 12 (timestamps option), tcp_mtu_to_mss
  *    and tcp_established_options.
- *  - size goal: tcp_xmit_size_goal and tcp_bound_to_half_wnd (tcp.c).
  *  - initial receive window and rcv_mss: tcp_select_initial_window
  *    (tcp_output.c), tcp_initialize_rcv_mss (tcp_input.c).
- *  - window selection: __tcp_select_window, tcp_select_window (tcp_output.c);
- *    tcp_win_from_space with tcp_adv_win_scale (tcp.h).
- *  - ACK policy: __tcp_ack_snd_check, tcp_measure_rcv_mss (tcp_input.c),
- *    tcp_cleanup_rbuf (tcp.c), quickack: TCP_MAX_QUICKACKS = 16.
- *  - buffer autotuning: tcp_rcv_space_adjust, tcp_sndbuf_expand (3.16 name;
- *    tcp_new_space in 3.6): sndbuf = 2 * cwnd * per-segment memory.
- *  - write space: sk_stream_write_space wakes a writer once free space is
- *    at least half of what is queued (sk_stream_min_wspace).
- *  - CUBIC: RFC 8312 (C = 0.4, beta = 0.7).
- *  - loss recovery: tcp_time_to_recover, tcp_update_scoreboard (FACK),
- *    tcp_try_undo_recovery, tcp_packet_delayed, tcp_undo_cwr (tcp_input.c);
- *    CUBIC's beta 717/1024 (tcp_cubic.c); tcp_should_expand_sndbuf.
+ *  - buffer autotuning: tcp_rcv_space_adjust.
  * Nothing is ever lost: loopback and the clean LAN of the reports drop
  * nothing; what is retransmitted is data overtaken on another backlog.
  */
-#include "tcp.h"
+#include "tcp_impl.h"
 
-#include <math.h>
+static void rcv_space_adjust(struct sim *sim, struct tcp_conn *tc);
 
-#include "cpu.h"
-#include "netdev.h"
-#include "sched.h"
-#include "skb.h"
-#include "util.h"
-
-#define TCP_MSS_DEFAULT 536
-#define TCP_MIN_MSS 88
-#define TCP_MAX_QUICKACKS 16
-#define TCP_INIT_RCVWND 10
-
-static int64_t win_from_space(const struct tcp_conn *tc, int64_t space)
+int64_t tcp_win_from_space(const struct tcp_conn *tc, int64_t space)
 {
 	int s = tc->sim->sc->adv_win_scale;
 	if (space < 0)
@@ -45,11 +32,8 @@ static int64_t win_from_space(const struct tcp_conn *tc, int64_t space)
 	return s <= 0 ? space >> -s : space - (space >> s);
 }
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
-
 /* Sequence-space and memory invariants of both ends (tcp.h). */
-static void check_conn(const struct tcp_conn *tc)
+void tcp_check_conn(const struct tcp_conn *tc)
 {
 	INVARIANT(tc->snd_una <= tc->snd_nxt && tc->snd_nxt <= tc->write_seq,
 		  "conn %d: snd_una %llu snd_nxt %llu write_seq %llu out of order", tc->id,
@@ -58,60 +42,6 @@ static void check_conn(const struct tcp_conn *tc)
 		  "conn %d: receive sequence out of order", tc->id);
 	INVARIANT(tc->wmem_queued >= 0 && tc->rmem_alloc >= 0, "conn %d: negative socket memory", tc->id);
 }
-
-/* ------------------------------------------------------------------ */
-/* congestion control                                                  */
-
-static void reno_init(struct tcp_conn *tc) { (void)tc; }
-
-static void slow_start_or(struct tcp_conn *tc, uint32_t acked, bool *in_ss)
-{
-	*in_ss = tc->snd_cwnd < tc->snd_ssthresh;
-	if (*in_ss)
-		tc->snd_cwnd += acked;
-}
-
-static void reno_cong_avoid(struct sim *sim, struct tcp_conn *tc, uint32_t acked)
-{
-	bool ss;
-	(void)sim;
-	slow_start_or(tc, acked, &ss);
-	if (!ss)
-		tc->snd_cwnd += (double)acked / tc->snd_cwnd; /* +1 MSS per RTT */
-}
-
-static void cubic_init(struct tcp_conn *tc)
-{
-	tc->cubic_wmax = 0;
-	tc->cubic_epoch = -1;
-}
-
-static void cubic_cong_avoid(struct sim *sim, struct tcp_conn *tc, uint32_t acked)
-{
-	const double C = 0.4, beta = 0.7;
-	double t, rtt_s, target;
-	bool ss;
-
-	slow_start_or(tc, acked, &ss);
-	if (ss)
-		return;
-	if (tc->cubic_epoch < 0) {
-		tc->cubic_epoch = sim->now;
-		if (tc->cubic_wmax < tc->snd_cwnd)
-			tc->cubic_wmax = tc->snd_cwnd;
-		tc->cubic_k = cbrt(tc->cubic_wmax * (1 - beta) / C);
-	}
-	rtt_s = (double)(2 * sim->sc->delay_ns) / 1e9;
-	t = (double)(sim->now - tc->cubic_epoch) / 1e9 + rtt_s;
-	target = C * pow(t - tc->cubic_k, 3) + tc->cubic_wmax; /* RFC 8312 eq. 1 */
-	if (target > tc->snd_cwnd)
-		tc->snd_cwnd += (target - tc->snd_cwnd) / tc->snd_cwnd * acked;
-	else
-		tc->snd_cwnd += 0.01 * acked / tc->snd_cwnd;
-}
-
-const struct tcp_cc_ops tcp_reno = {.name = "reno", .init = reno_init, .cong_avoid = reno_cong_avoid};
-const struct tcp_cc_ops tcp_cubic = {.name = "cubic", .init = cubic_init, .cong_avoid = cubic_cong_avoid};
 
 /* ------------------------------------------------------------------ */
 /* set-up                                                              */
@@ -126,8 +56,7 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 	tc->sim = sim;
 	tc->snd_host = snd;
 	tc->rcv_host = rcv;
-	tc->cc = sc->cc == CC_RENO ? &tcp_reno : &tcp_cubic;
-	INVARIANT(tc->cc->init && tc->cc->cong_avoid, "incomplete congestion control ops");
+	tc->cc = tcp_cc_for(sc->cc);
 
 	tc->advmss = sc->mtu_bytes - IP_HDR_BYTES - TCP_HDR_BYTES;
 	tc->mss_bytes = tc->advmss - ts;
@@ -159,7 +88,7 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 		if (!tc->sndbuf_locked && tc->sndbuf < per_seg * sc->init_cwnd)
 			tc->sndbuf = min64(per_seg * sc->init_cwnd, sc->wmem_max);
 	}
-	tc->window_clamp = win_from_space(tc, tc->rcvbuf);
+	tc->window_clamp = tcp_win_from_space(tc, tc->rcvbuf);
 	/* tcp_select_initial_window: the scale that lets the largest buffer
 	 * the socket may grow to (tcp_rmem[2], or SO_RCVBUF) be advertised */
 	{
@@ -198,634 +127,6 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 	tc->quick = (int)min64(tc->rcv_wnd / (2 * tc->rcv_mss), TCP_MAX_QUICKACKS);
 	tc->space_bytes = tc->rcv_wnd;
 	tc->space_time = 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* sending                                                             */
-
-static int current_size_goal(const struct tcp_conn *tc)
-{
-	int64_t goal = tc->size_goal_bytes;
-	int64_t cutoff = tc->max_window > TCP_MSS_DEFAULT ? tc->max_window / 2 : tc->max_window;
-	if (cutoff > 0 && goal > cutoff)
-		goal = cutoff;
-	goal = goal / tc->mss_bytes * tc->mss_bytes;
-	return (int)(goal < tc->mss_bytes ? tc->mss_bytes : goal);
-}
-
-uint32_t tcp_send_append(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint32_t bytes, bool zerocopy)
-{
-	struct skb *tail = tc->wq.tail;
-	int goal = current_size_goal(tc);
-	uint32_t n;
-
-	(void)zerocopy;
-	if (!tail || tail->sent || tail->len >= (uint32_t)goal) {
-		if (tc->wmem_queued >= tc->sndbuf) {
-			tc->nospace = true;
-			return 0; /* !sk_stream_memory_free */
-		}
-		tail = skb_alloc(sim, c, SKB_DATA);
-		tail->conn = tc;
-		tail->seq = tc->write_seq;
-		tail->dst_host = tc->rcv_host;
-		tc->wmem_queued += tail->truesize;
-		skb_list_push(&tc->wq, tail);
-		if (!tc->send_head)
-			tc->send_head = tail;
-	}
-	n = (uint32_t)goal - tail->len;
-	if (n > bytes)
-		n = bytes;
-	tail->len += n;
-	tail->truesize += (int)n;
-	tc->wmem_queued += n;
-	tc->write_seq += n;
-	if (tail->len >= (uint32_t)goal)
-		tcp_push(sim, c, tc, false); /* tcp_push_one: a full frame goes now */
-	return n;
-}
-
-/* Split skb so that it holds `len` bytes; the rest becomes a new unsent skb
- * right after it (tso_fragment). */
-static void split_skb(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb, uint32_t len)
-{
-	struct skb *rest = skb_alloc(sim, c, SKB_DATA);
-	uint32_t moved = skb->len - len;
-
-	rest->conn = tc;
-	rest->dst_host = skb->dst_host;
-	rest->seq = skb->seq + len;
-	rest->len = moved;
-	rest->truesize += (int)moved;
-	skb->len = len;
-	skb->truesize -= (int)moved;
-	tc->wmem_queued += sim->sc->skb_overhead_bytes;
-	rest->next = skb->next;
-	skb->next = rest;
-	if (tc->wq.tail == skb)
-		tc->wq.tail = rest;
-	tc->wq.len++;
-}
-
-static uint32_t segs_of(const struct tcp_conn *tc, uint64_t bytes)
-{
-	return (uint32_t)((bytes + (uint64_t)tc->mss_bytes - 1) / (uint64_t)tc->mss_bytes);
-}
-
-/* Minshall's Nagle (tcp_nagle_check, tcp_minshall_check): a short segment
- * waits only while data is in flight and an earlier short one is unacked. */
-static bool nagle_holds(const struct tcp_conn *tc)
-{
-	return !tc->sim->sc->nodelay && tc->snd_nxt > tc->snd_una && tc->snd_sml > tc->snd_una;
-}
-
-/* Whether the short tail at the end of a send call waits (tcp_write_xmit,
- * 3.6): one segment by Nagle; several by tcp_tso_should_defer, which sends
- * when a full GSO frame or a third of the window (tcp_tso_win_divisor 3)
- * can go and defers otherwise (its two-tick limit is not modelled: the
- * next ACK or write decides again). */
-static bool tail_waits(const struct tcp_conn *tc, const struct skb *skb, int64_t quota, int64_t wnd_left)
-{
-	int64_t limit, chunk;
-
-	if (skb->len <= (uint32_t)tc->mss_bytes)
-		return skb->len < (uint32_t)tc->mss_bytes && nagle_holds(tc);
-	limit = min64(wnd_left, quota * tc->mss_bytes);
-	if (limit >= tc->sim->sc->gso_max_bytes)
-		return false;
-	chunk = min64((int64_t)(tc->snd_wnd_end - tc->snd_una), (int64_t)tc->snd_cwnd * tc->mss_bytes) / 3;
-	return limit < chunk;
-}
-
-/*
- * Internal pacing (net/ipv4/tcp_output.c, 4.13+; earliest departure times
- * since 4.20, commit ab408b6dc744): a socket whose sk_pacing_status is
- * SK_PACING_NEEDED -- bbr's init sets it, and tcp_reinit_congestion_control
- * never clears it -- gives every frame a departure time tcp_wstamp_ns and
- * sends nothing before it: tcp_pacing_check arms the socket's hrtimer for
- * it (pinned, soft) and stops tcp_write_xmit.  The timer's expiry is a
- * local timer interrupt (cost.timer_irq) and an HRTIMER softirq on the
- * CPU that armed it (tcp_pace_kick -> tcp_tsq_handler).
- */
-static void pace_fire(struct sim *sim, void *obj, uint64_t arg)
-{
-	struct tcp_conn *tc = obj;
-	(void)arg;
-	cpu_raise_irq(sim, tc->pace_cpu, IRQ_HRTIMER, tc);
-}
-
-static bool pacing_check(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
-{
-	if (!sim->sc->pacing || !host_kernel_at_least(tc->snd_host, 4, 13) || tc->wstamp_ns <= sim->now)
-		return false;
-	if (!tc->pace_armed) {
-		tc->pace_armed = true;
-		tc->pace_cpu = c;
-		evq_timer_arm(&sim->evq, &tc->pace_tm, tc->wstamp_ns, pace_fire, tc, 0);
-	}
-	return true;
-}
-
-/* tcp_update_skb_after_send: the next frame departs len / pacing_rate
- * later, less up to half of that as credit for time the sender was late
- * (the first 10 segments go unpaced). */
-static void pacing_after_send(struct sim *sim, struct tcp_conn *tc, const struct skb *skb)
-{
-	sim_ns prior = tc->wstamp_ns;
-	if (tc->wstamp_ns < sim->now)
-		tc->wstamp_ns = sim->now;
-	if (sim->sc->pacing && tc->pacing_Bps > 0 && tc->segs_out >= 10) {
-		double wire = (double)skb->len + (double)skb->segs * (IP_HDR_BYTES + TCP_HDR_BYTES + (sim->sc->timestamps ? TCP_TS_OPT_BYTES : 0));
-		sim_ns len_ns = (sim_ns)(wire * 1e9 / tc->pacing_Bps);
-		sim_ns credit = tc->wstamp_ns - prior;
-		tc->wstamp_ns += len_ns - (credit < len_ns / 2 ? credit : len_ns / 2);
-	}
-	tc->segs_out += skb->segs;
-}
-
-/* tcp_rtt_estimator (RFC 6298 as tcp_input.c keeps it, in us times 8) on
- * a sample of `rtt_ns`, then tcp_update_pacing_rate: cwnd * mss / srtt
- * times tcp_pacing_ss_ratio in slow start (cwnd < ssthresh / 2), else
- * tcp_pacing_ca_ratio. */
-static void rtt_sample(struct sim *sim, struct tcp_conn *tc, sim_ns rtt_ns)
-{
-	int64_t m = rtt_ns / NS_PER_US;
-	double cwnd, ratio;
-
-	if (m < 1)
-		m = 1; /* tcp_mstamp has microsecond granularity */
-	if (tc->srtt_us8 == 0) {
-		tc->srtt_us8 = m << 3;
-	} else {
-		m -= tc->srtt_us8 >> 3;
-		tc->srtt_us8 += m;
-	}
-	if (tc->srtt_us8 < 1)
-		tc->srtt_us8 = 1;
-	cwnd = fmax(tc->snd_cwnd, (double)segs_of(tc, tc->snd_nxt - tc->snd_una));
-	ratio = tc->snd_cwnd < tc->snd_ssthresh / 2 ? sim->sc->pacing_ss_ratio : sim->sc->pacing_ca_ratio;
-	tc->pacing_Bps = (double)tc->mss_bytes * ratio / 100.0 * cwnd * 8e6 / (double)tc->srtt_us8;
-}
-
-/* tcp_cwnd_validate: the most segments in flight over the last window. */
-static void cwnd_validate(struct tcp_conn *tc)
-{
-	uint32_t out = segs_of(tc, tc->snd_nxt - tc->snd_una);
-	if (tc->snd_una >= tc->max_packets_seq || out > tc->max_packets_out) {
-		tc->max_packets_out = out;
-		tc->max_packets_seq = tc->snd_nxt;
-	}
-}
-
-/* tcp_is_cwnd_limited: the window stopped a full frame, or (since 4.3,
- * commit ca8a22634381) in slow start cwnd is below twice the most
- * segments in flight in the last window, so an application-limited
- * sender's cwnd still doubles up to that. */
-static bool is_cwnd_limited(const struct tcp_conn *tc)
-{
-	if (tc->cwnd_limited)
-		return true;
-	return host_kernel_at_least(tc->snd_host, 4, 3) && tc->snd_cwnd < tc->snd_ssthresh &&
-	       tc->snd_cwnd < 2.0 * tc->max_packets_out;
-}
-
-void tcp_pace_kick(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
-{
-	tc->pace_armed = false;
-	/* tcp_tsq_handler: a writer inside send() owns the socket */
-	if (tc->sender->in_call && !tc->sender_waiting) {
-		tc->tsq_deferred = true;
-		return;
-	}
-	tcp_push(sim, c, tc, true);
-}
-
-void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tail)
-{
-	struct skb *skb;
-
-	while ((skb = tc->send_head) != NULL) {
-		if (pacing_check(sim, c, tc))
-			break;
-		int64_t in_flight = (int64_t)segs_of(tc, tc->snd_nxt - tc->snd_una);
-		int64_t quota = (int64_t)tc->snd_cwnd - in_flight;
-		int64_t wnd_left = (int64_t)tc->snd_wnd_end - (int64_t)skb->seq;
-		int64_t limit;
-		bool is_tail = skb->next == NULL;
-		struct skb *clone;
-
-		/* tcp_is_cwnd_limited: the window, not the application, stops a
-		 * full-size frame */
-		if (quota * tc->mss_bytes < current_size_goal(tc))
-			tc->cwnd_limited = true;
-		if (quota <= 0)
-			break;
-		/* a short tail: mid-call it waits for the rest of the call's data
-		 * (only full frames go, tcp_push_one); at the end of the call
-		 * Nagle or TSO deferral decide */
-		if (is_tail && skb->len < (uint32_t)current_size_goal(tc) &&
-		    (!push_tail || tail_waits(tc, skb, quota, wnd_left)))
-			break;
-		if (wnd_left <= 0)
-			break;
-		limit = min64(min64(skb->len, quota * tc->mss_bytes), wnd_left);
-		/* tcp_mss_split_point: the tail's short last segment may wait */
-		if (is_tail && limit == (int64_t)skb->len && limit > tc->mss_bytes && limit % tc->mss_bytes &&
-		    nagle_holds(tc))
-			limit = limit / tc->mss_bytes * tc->mss_bytes;
-		if (limit < (int64_t)skb->len) {
-			if (limit >= tc->mss_bytes)
-				limit = limit / tc->mss_bytes * tc->mss_bytes;
-			else if (tc->snd_nxt > tc->snd_una)
-				break; /* less than one MSS of window: wait for ACKs (sender SWS avoidance) */
-			if (limit == quota * tc->mss_bytes && limit < wnd_left)
-				tc->cwnd_limited = true;
-			split_skb(sim, c, tc, skb, (uint32_t)limit);
-		}
-		skb->sent = true;
-		skb->sent_at = sim->now;
-		tc->snd_nxt = skb->seq + skb->len;
-		if (skb->len % (uint32_t)tc->mss_bytes)
-			tc->snd_sml = tc->snd_nxt; /* tcp_minshall_update */
-		tc->send_head = skb->next;
-		clone = skb_clone(sim, skb);
-		clone->segs = (uint16_t)segs_of(tc, skb->len);
-		clone->gso_size = clone->segs > 1 ? (uint32_t)tc->mss_bytes : 0; /* skb_shinfo()->gso_size */
-		sim->cnt.data_frames++;
-		sim->cnt.data_segs += clone->segs;
-		pacing_after_send(sim, tc, clone);
-		cwnd_validate(tc);
-		sim->dev->xmit(sim, c, clone);
-	}
-}
-
-/* ------------------------------------------------------------------ */
-/* receiving                                                           */
-
-uint32_t tcp_select_window_now(const struct tcp_conn *tc)
-{
-	int64_t mss = tc->rcv_mss;
-	int64_t free_space = win_from_space(tc, tc->rcvbuf - tc->rmem_alloc);
-	int64_t full_space = min64(tc->window_clamp, win_from_space(tc, tc->rcvbuf));
-	int64_t window;
-
-	if (mss > full_space)
-		mss = full_space;
-	if (free_space < full_space / 2 && free_space < mss)
-		return 0;
-	if (free_space > tc->rcv_ssthresh)
-		free_space = tc->rcv_ssthresh;
-	/* with window scaling (rcv_wscale > 0: any buffer over 64 KB) the
-	 * window is the free space itself, rounded up to the scale
-	 * (__tcp_select_window), so data queued unread shrinks it and the ACK
-	 * of a frame waits for the reader's tcp_cleanup_rbuf.  The kernel has
-	 * done so in every era; the model applies it from 4.0 on and keeps its
-	 * earlier MSS-rounded window for the 3.x profiles, whose hand-set and
-	 * fitted costs were made with it (docs/eras.md). */
-	if (tc->rcv_wscale > 0 && host_kernel_at_least(tc->rcv_host, 4, 0)) {
-		int64_t unit = (int64_t)1 << tc->rcv_wscale;
-		return (uint32_t)max64((free_space + unit - 1) / unit * unit, 0);
-	}
-	window = tc->rcv_wnd;
-	/* keep the advertised window unless it is off by an MSS or more */
-	if (window <= free_space - mss || window > free_space)
-		window = mss > 0 ? free_space / mss * mss : free_space;
-	else if (mss == full_space && free_space > window + full_space / 2)
-		window = free_space;
-	return (uint32_t)max64(window, 0);
-}
-
-static void send_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint64_t *reason)
-{
-	(*reason)++;
-	struct skb *skb = skb_alloc(sim, c, SKB_ACK);
-	int64_t cur_win = (int64_t)(tc->rcv_wup + tc->rcv_wnd) - (int64_t)tc->rcv_nxt;
-	int64_t new_win = tcp_select_window_now(tc);
-
-	cpu_charge(sim, c, COST_ACK_TX, c->host->cfg->cost_cycles[COST_ACK_TX]);
-	if (new_win < cur_win)
-		new_win = cur_win; /* never shrink the offered window */
-	tc->rcv_wnd = (uint32_t)new_win;
-	tc->rcv_wup = tc->rcv_nxt;
-	skb->conn = tc;
-	skb->ack_seq = tc->rcv_nxt;
-	skb->wnd_end = tc->rcv_nxt + (uint64_t)new_win;
-	if (tc->ofo) /* the SACK blocks' reach; the queue is sorted by seq */
-		skb->sack_lo = tc->ofo->seq;
-	for (const struct skb *o = tc->ofo; o; o = o->next)
-		if (o->seq + o->len > skb->sack_hi)
-			skb->sack_hi = o->seq + o->len;
-	skb->dsack = tc->dsack_pending;
-	tc->dsack_pending = false;
-	skb->dst_host = tc->snd_host;
-	tc->ack_pending = false;
-	evq_timer_cancel(&tc->delack_tm);
-	if (tc->quick > 0)
-		tc->quick--;
-	sim->cnt.acks++;
-	sim->dev->xmit(sim, c, skb);
-}
-
-static void rcv_space_adjust(struct sim *sim, struct tcp_conn *tc);
-
-static void delack_fire(struct sim *sim, void *obj, uint64_t arg)
-{
-	struct tcp_conn *tc = obj;
-	(void)arg;
-	cpu_timer_fired(sim, tc->delack_cpu, tc);
-}
-
-void tcp_delack_timer(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
-{
-	if (tc->ack_pending)
-		send_ack(sim, c, tc, &sim->cnt.acks_delack);
-}
-
-/* An in-order skb's sequence space taken: rcv_nxt, rcv_mss, window growth
- * (tcp_event_data_recv). */
-static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
-{
-	uint32_t seg = skb->gso_size ? skb->gso_size : skb->len;
-
-	if (seg > skb->len)
-		seg = skb->len;
-	tc->rcv_nxt += skb->len;
-	/* tcp_grow_window */
-	if (tc->rcv_ssthresh < tc->window_clamp &&
-	    tc->rcv_ssthresh < win_from_space(tc, tc->rcvbuf - tc->rmem_alloc) &&
-	    win_from_space(tc, skb->truesize) <= (int64_t)skb->len)
-		tc->rcv_ssthresh = min64(tc->rcv_ssthresh + 2 * tc->advmss, tc->window_clamp);
-	if ((int)seg >= tc->rcv_mss) /* tcp_measure_rcv_mss */
-		tc->rcv_mss = (int)min64(seg, tc->advmss);
-}
-
-/* Queue an in-order skb and learn rcv_mss from it. */
-static void queue_in_order(struct tcp_conn *tc, struct skb *skb)
-{
-	tc->rmem_alloc += skb->truesize;
-	skb_list_push(&tc->rq, skb);
-	take_in_order(tc, skb);
-}
-
-static void rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb, bool direct)
-{
-	if (skb->seq + skb->len <= tc->rcv_nxt) {
-		/* all of it came before (a retransmission and its overtaken
-		 * original): drop it, D-SACK at once (tcp_send_dupack) */
-		tc->dsack_pending = true;
-		skb_free(sim, c, skb);
-		send_ack(sim, c, tc, &sim->cnt.acks_quick);
-		return;
-	}
-	if (skb->seq < tc->rcv_nxt) { /* partly old: keep the new part, D-SACK the rest */
-		uint32_t cut = (uint32_t)(tc->rcv_nxt - skb->seq);
-		tc->dsack_pending = true;
-		skb->seq += cut;
-		skb->len -= cut;
-		direct = false;
-	}
-	if (skb->seq > tc->rcv_nxt) {
-		/* ahead of a frame still in another CPU's backlog: hold it, ACK at
-		 * once with a SACK block, and ACK quickly from now on
-		 * (tcp_enter_quickack_mode) */
-		struct skb **pp = &tc->ofo;
-		int64_t q = (int64_t)tc->rcv_wnd / (2 * tc->rcv_mss);
-		while (*pp && (*pp)->seq < skb->seq)
-			pp = &(*pp)->next;
-		skb->next = *pp;
-		*pp = skb;
-		tc->rmem_alloc += skb->truesize;
-		sim->cnt.ofo++;
-		q = min64(max64(q, 2), TCP_MAX_QUICKACKS);
-		if (tc->quick < q)
-			tc->quick = (int)q;
-		send_ack(sim, c, tc, &sim->cnt.acks_quick);
-		return;
-	}
-	if (direct) { /* tcp_rcv_established: copied to the reader's iovec, never queued */
-		take_in_order(tc, skb);
-		tc->copied_seq += skb->len;
-		sim->cnt.app_bytes += skb->len;
-		skb_free(sim, c, skb);
-	} else {
-		queue_in_order(tc, skb);
-	}
-	while (tc->ofo && tc->ofo->seq <= tc->rcv_nxt) { /* tcp_ofo_queue */
-		struct skb *o = tc->ofo;
-		tc->ofo = o->next;
-		tc->rmem_alloc -= o->truesize;
-		if (o->seq + o->len <= tc->rcv_nxt) { /* covered meanwhile */
-				tc->dsack_pending = true;
-			skb_free(sim, c, o);
-			continue;
-		}
-		if (o->seq < tc->rcv_nxt) {
-			uint32_t cut = (uint32_t)(tc->rcv_nxt - o->seq);
-			o->seq += cut;
-			o->len -= cut;
-		}
-		queue_in_order(tc, o);
-	}
-
-	if (tc->receiver_waiting) { /* sk_data_ready */
-		tc->receiver_waiting = false;
-		sim->cnt.rcv_wakeups++;
-		sched_wakeup(sim, c, tc->receiver, true);
-	}
-	/* __tcp_ack_snd_check */
-	if (tc->rcv_nxt - tc->rcv_wup > (uint64_t)tc->rcv_mss && tcp_select_window_now(tc) >= tc->rcv_wnd) {
-		send_ack(sim, c, tc, &sim->cnt.acks_rx);
-	} else if (tc->quick > 0 || tc->ofo || tc->dsack_pending) {
-		send_ack(sim, c, tc, &sim->cnt.acks_quick);
-	} else if (!tc->ack_pending) {
-		sim_ns ato = sim->sc->ato_min_ns;
-		if (ato < sim->sc->delack_min_ns)
-			ato = sim->sc->delack_min_ns;
-		if (ato > sim->sc->delack_max_ns)
-			ato = sim->sc->delack_max_ns;
-		tc->ack_pending = true;
-		tc->delack_cpu = c;
-		evq_timer_arm(&sim->evq, &tc->delack_tm, sim->now + ato, delack_fire, tc, 0);
-	}
-}
-
-void tcp_wake_writer(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
-{
-	if (!tc->sender_waiting)
-		return;
-	tc->sender_waiting = false;
-	sim->cnt.snd_wakeups++;
-	sched_wakeup(sim, c, tc->sender, false);
-}
-
-/* ------------------------------------------------------------------ */
-/* loss recovery (tcp.h)                                               */
-
-static double cc_beta(const struct tcp_conn *tc)
-{
-	return tc->cc == &tcp_cubic ? 717.0 / 1024.0 : 0.5;
-}
-
-/* tcp_retransmit_skb of `len` bytes at snd_una: the write-queue skb is
- * still referenced by its clone in flight, so the copy is a new skb
- * (pskb_copy).  A connection that cannot build GSO frames (size goal one
- * MSS) retransmits one MSS-sized skb per segment. */
-static void retransmit(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint32_t len)
-{
-	uint64_t seq = tc->snd_una, end = tc->snd_una + len;
-	uint32_t most = tc->size_goal_bytes > tc->mss_bytes ? len : (uint32_t)tc->mss_bytes;
-
-	while (seq < end) {
-		struct skb *r = skb_alloc(sim, c, SKB_DATA);
-		uint32_t n = (uint32_t)min64((int64_t)most, (int64_t)(end - seq));
-		r->conn = tc;
-		r->dst_host = tc->rcv_host;
-		r->seq = seq;
-		r->len = n;
-		r->truesize += (int)n;
-		r->retrans = true;
-		r->segs = (uint16_t)segs_of(tc, n);
-		r->gso_size = r->segs > 1 ? (uint32_t)tc->mss_bytes : 0;
-		sim->cnt.retrans_segs += r->segs;
-		sim->dev->xmit(sim, c, r);
-		seq += n;
-	}
-}
-
-/* tcp_time_to_recover with FACK: more than tcp_reordering segments from
- * snd_una to the highest SACKed byte.  Enter recovery, retransmit the
- * head of the hole, reduce the window. */
-static void sack_check(struct sim *sim, struct cpu *c, struct tcp_conn *tc, const struct skb *ack)
-{
-	uint32_t fackets, lost, hole_segs;
-	uint64_t hole_end = ack->sack_lo;
-
-	if (tc->in_recovery || ack->sack_hi <= tc->snd_una)
-		return;
-	fackets = segs_of(tc, ack->sack_hi - tc->snd_una);
-	if (fackets <= (uint32_t)sim->sc->reordering)
-		return;
-	/* the hole: from snd_una to the first byte the receiver holds */
-	hole_segs = segs_of(tc, hole_end - tc->snd_una);
-	lost = fackets - (uint32_t)sim->sc->reordering;
-	if (lost > hole_segs)
-		lost = hole_segs;
-	if (lost < 1)
-		lost = 1;
-	sim->cnt.recoveries++;
-	tc->in_recovery = true;
-	for (const struct skb *s = tc->wq.head; s && s->sent; s = s->next)
-		if (s->seq + s->len > tc->snd_una) {
-			tc->hole_sent_at = s->sent_at;
-			break;
-		}
-	tc->high_seq = tc->snd_nxt;
-	if (!tc->undo_marker) { /* a new episode: remember what undo restores */
-		tc->prior_cwnd = tc->snd_cwnd;
-		tc->prior_ssthresh = tc->snd_ssthresh;
-		tc->undo_retrans = 0;
-	}
-	tc->undo_marker = true;
-	tc->undo_retrans++;
-	tc->retrans_stamp = sim->now;
-	tc->snd_ssthresh = fmax(tc->snd_cwnd * cc_beta(tc), 2);
-	/* CUBIC: the window it fell from (fast convergence), a new epoch */
-	tc->cubic_wmax = tc->snd_cwnd < tc->cubic_wmax ? tc->snd_cwnd * (1 + cc_beta(tc)) / 2 : tc->snd_cwnd;
-	tc->cubic_epoch = -1;
-	tc->snd_cwnd = tc->snd_ssthresh;
-	retransmit(sim, c, tc, (uint32_t)min64((int64_t)lost * tc->mss_bytes, (int64_t)(hole_end - tc->snd_una)));
-}
-
-/* tcp_undo_cwr: the reduction was spurious. */
-static void undo_reduction(struct sim *sim, struct tcp_conn *tc)
-{
-	sim->cnt.undos++;
-	if (tc->snd_cwnd < tc->prior_cwnd)
-		tc->snd_cwnd = tc->prior_cwnd;
-	if (tc->snd_ssthresh < tc->prior_ssthresh)
-		tc->snd_ssthresh = tc->prior_ssthresh;
-	tc->undo_marker = false;
-	tc->undo_retrans = 0;
-}
-
-/* After snd_una moved (or a D-SACK came): leave recovery once high_seq is
- * passed, undoing if every retransmission was D-SACKed or the hole's frame
- * was sent in an earlier jiffy than the retransmission
- * (tcp_try_undo_recovery, tcp_packet_delayed). */
-static void recovery_update(struct sim *sim, struct tcp_conn *tc, const struct skb *ack)
-{
-	if (ack->dsack && tc->undo_marker && tc->undo_retrans > 0) {
-		tc->undo_retrans--;
-		if (tc->undo_retrans == 0 && tc->in_recovery) /* tcp_try_undo_dsack */
-			undo_reduction(sim, tc);
-	}
-	if (tc->in_recovery && tc->snd_una >= tc->high_seq) {
-		sim_ns jiffy = NS_PER_S / tc->snd_host->cfg->hz;
-		tc->in_recovery = false;
-		if (tc->undo_marker &&
-		    (tc->undo_retrans == 0 || (sim->sc->timestamps && tc->hole_sent_at / jiffy < tc->retrans_stamp / jiffy)))
-			undo_reduction(sim, tc);
-		tc->undo_marker = false; /* a D-SACK in the open state undoes nothing (3.6) */
-	}
-}
-
-static void rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *ack)
-{
-	uint64_t ack_seq = ack->ack_seq;
-
-	if (ack->wnd_end > tc->snd_wnd_end)
-		tc->snd_wnd_end = ack->wnd_end;
-	if (ack->wnd_end - ack_seq > tc->max_window)
-		tc->max_window = (uint32_t)(ack->wnd_end - ack_seq);
-	if (ack_seq > tc->snd_una) {
-		uint64_t acked = ack_seq - tc->snd_una;
-		struct skb *skb;
-
-		tc->snd_una = ack_seq;
-		if ((skb = tc->wq.head) != NULL && skb->sent && skb->seq + skb->len <= tc->snd_una)
-			rtt_sample(sim, tc, sim->now - skb->sent_at); /* seq_rtt: the first skb it acks */
-		while ((skb = tc->wq.head) != NULL && skb->sent && skb->seq + skb->len <= tc->snd_una) {
-			skb_list_pop(&tc->wq);
-			tc->wmem_queued -= skb->truesize;
-			if (tc->tx_page_frags)
-				skb_frag_release(sim, c, tc, skb->len);
-			skb_free(sim, c, skb);
-		}
-		if (is_cwnd_limited(tc) && !tc->in_recovery) {
-			tc->cc->cong_avoid(sim, tc, segs_of(tc, acked));
-			tc->cwnd_limited = false;
-		}
-		/* tcp_new_space: a writer that ran out of space gets a bigger
-		 * sndbuf unless the congestion window is full
-		 * (tcp_should_expand_sndbuf) */
-		if (tc->nospace && !tc->sndbuf_locked &&
-		    (double)segs_of(tc, tc->snd_nxt - tc->snd_una) < tc->snd_cwnd) {
-			int64_t per_seg = tc->mss_bytes + sim->sc->skb_overhead_bytes;
-			double demanded = fmax(tc->snd_cwnd, sim->sc->reordering + 1);
-			int64_t want = 2 * (int64_t)demanded * per_seg;
-			if (want > tc->sndbuf)
-				tc->sndbuf = min64(want, sim->sc->wmem_max);
-		}
-		if (tc->sndbuf - tc->wmem_queued >= tc->wmem_queued / 2) { /* sk_stream_write_space */
-			tc->nospace = false;
-			tcp_wake_writer(sim, c, tc);
-		}
-	}
-	recovery_update(sim, tc, ack);
-	if (ack_seq == tc->snd_una)
-		sack_check(sim, c, tc, ack);
-	skb_free(sim, c, ack);
-	tcp_push(sim, c, tc, true); /* tcp_data_snd_check */
-	check_conn(tc);
-}
-
-void tcp_rcv(struct sim *sim, struct cpu *c, struct skb *skb)
-{
-	if (skb->kind == SKB_DATA)
-		rcv_data(sim, c, skb->conn, skb, false);
-	else
-		rcv_ack(sim, c, skb->conn, skb);
 }
 
 /* ------------------------------------------------------------------ */
@@ -880,10 +181,10 @@ int64_t tcp_reader_backlog_one(struct sim *sim, struct cpu *c, struct tcp_conn *
 	len = skb->len;
 	direct = skb->seq == tc->rcv_nxt && tc->copied_seq == tc->rcv_nxt && (int64_t)len <= room &&
 		 !host_kernel_at_least(c->host, 4, 14);
-	rcv_data(sim, c, tc, skb, direct);
+	tcp_rcv_data(sim, c, tc, skb, direct);
 	if (direct) {
 		rcv_space_adjust(sim, tc);
-		check_conn(tc);
+		tcp_check_conn(tc);
 	}
 	return direct ? (int64_t)len : 0;
 }
@@ -899,7 +200,7 @@ void tcp_writer_release(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
 	struct skb *skb;
 	while ((skb = skb_list_pop(&tc->ack_backlog)) != NULL) {
 		cpu_charge(sim, c, COST_ACK_RX, c->host->cfg->cost_cycles[COST_ACK_RX]);
-		rcv_ack(sim, c, tc, skb);
+		tcp_rcv_ack(sim, c, tc, skb);
 	}
 	if (tc->tsq_deferred) { /* tcp_release_cb -> tcp_tsq_write */
 		tc->tsq_deferred = false;
@@ -927,7 +228,7 @@ static void rcv_space_adjust(struct sim *sim, struct tcp_conn *tc)
 			int64_t want = space * rcvmem / tc->advmss;
 			if (want > tc->rcvbuf) {
 				tc->rcvbuf = min64(want, sc->rmem_max);
-				tc->window_clamp = win_from_space(tc, tc->rcvbuf);
+				tc->window_clamp = tcp_win_from_space(tc, tc->rcvbuf);
 			}
 		}
 	}
@@ -952,7 +253,7 @@ static void cleanup_rbuf(struct sim *sim, struct cpu *c, struct tcp_conn *tc, ui
 		}
 	}
 	if (time_to_ack)
-		send_ack(sim, c, tc, &sim->cnt.acks_rbuf);
+		tcp_send_ack(sim, c, tc, &sim->cnt.acks_rbuf);
 }
 
 uint32_t tcp_recv_copy(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint32_t max)
@@ -974,46 +275,12 @@ uint32_t tcp_recv_copy(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint
 		skb_free_received(sim, c, skb);
 	}
 	rcv_space_adjust(sim, tc);
-	check_conn(tc);
+	tcp_check_conn(tc);
 	return n;
 }
 
 void tcp_recv_done(struct sim *sim, struct cpu *c, struct tcp_conn *tc, int64_t copied)
 {
 	cleanup_rbuf(sim, c, tc, copied > UINT32_MAX ? UINT32_MAX : (uint32_t)copied);
-	check_conn(tc);
-}
-
-/* ------------------------------------------------------------------ */
-/* FreeBSD tcp_output, for app.sendfile = freebsd-* (the NIC path's     */
-/* sender; app.c is its only caller)                                   */
-
-/*
- * FreeBSD 6/7 tcp_output (sys/netinet/tcp_output.c) sends at once every
- * whole MSS the windows allow -- with TSO as one frame, its length rounded
- * down to whole segments unless that empties the socket buffer -- and
- * holds back only a sub-MSS remainder while data is in flight.  Linux lets
- * a partial tail grow to the size goal first (tcp_push's Nagle/TSO
- * deferral above).  So: split the unsent tail at its last whole MSS and
- * push; the head goes, the remainder waits for more data or the ACKs.
- */
-void tcp_push_whole_mss(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
-{
-	struct skb *tail = tc->wq.tail;
-	uint32_t mss = (uint32_t)tc->mss_bytes;
-	bool short_tail;
-
-	/* split only when nothing queued before it waits for the window:
-	 * FreeBSD cuts frames from the byte stream when it sends them */
-	if (tail && !tail->sent && tail == tc->send_head && tail->len > mss) {
-		uint32_t whole = tail->len / mss * mss;
-		if (whole == tail->len)
-			whole -= mss; /* a full last segment stays the tail; it is not short */
-		split_skb(sim, c, tc, tail, whole);
-	}
-	/* the sub-MSS remainder goes only when nothing is in flight: FreeBSD's
-	 * Nagle test has no Minshall variant */
-	tail = tc->wq.tail;
-	short_tail = tail && !tail->sent && tail->len < mss;
-	tcp_push(sim, c, tc, !short_tail || tc->snd_nxt == tc->snd_una);
+	tcp_check_conn(tc);
 }

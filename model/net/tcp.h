@@ -78,14 +78,31 @@
 
 struct tcp_conn;
 
+/* A congestion-control algorithm (struct tcp_congestion_ops): one file
+ * each, tcp_reno.c and tcp_cubic.c; tcp_cc_for rejects an incomplete one. */
 struct tcp_cc_ops {
 	const char *name;
 	void (*init)(struct tcp_conn *tc);                          /* required */
 	void (*cong_avoid)(struct sim *sim, struct tcp_conn *tc, uint32_t acked_segs); /* required */
+	/* required: the reduced ssthresh on entering recovery (segments);
+	 * may update the algorithm's private state */
+	double (*ssthresh)(struct tcp_conn *tc);
 };
 
 extern const struct tcp_cc_ops tcp_reno;
 extern const struct tcp_cc_ops tcp_cubic;
+
+/* The algorithm for tcp.cc (tcp_cong.c). */
+const struct tcp_cc_ops *tcp_cc_for(enum cc_algo algo);
+
+/* Each algorithm's own state (icsk_ca_priv), touched only by its file. */
+struct tcp_cubic_priv {
+	double wmax, k;              /* W_max (segments), K (s) */
+	sim_ns epoch;                /* start of the current epoch; -1: none */
+};
+union tcp_cc_priv {
+	struct tcp_cubic_priv cubic; /* tcp_cubic.c */
+};
 
 struct tcp_conn {
 	int id;
@@ -122,8 +139,7 @@ struct tcp_conn {
 	bool cwnd_limited;
 	uint32_t max_packets_out;    /* most segments in flight in the last window (4.3+) */
 	uint64_t max_packets_seq;    /* snd_nxt when max_packets_out was taken */
-	double cubic_wmax, cubic_k;  /* CUBIC state (RFC 8312) */
-	sim_ns cubic_epoch;
+	union tcp_cc_priv cc_priv;   /* the algorithm's state (tcp_cubic.c) */
 	bool sender_waiting;         /* blocked in sk_stream_wait_memory */
 	bool nospace;                /* SOCK_NOSPACE: the writer found sndbuf full */
 	/* loss recovery (SACK, FACK, D-SACK undo; tcp_input.c 3.6) */

@@ -1,0 +1,52 @@
+/*
+ * tcp_impl.h: what the tcp_*.c files share and nothing else includes (as
+ * Linux's include/net/tcp.h serves net/ipv4/tcp*.c).  The interface of the
+ * connection to the other modules is tcp.h.
+ */
+#ifndef TCPSIM_TCP_IMPL_H
+#define TCPSIM_TCP_IMPL_H
+
+#include <math.h>
+
+#include "cpu.h"
+#include "netdev.h"
+#include "sched.h"
+#include "skb.h"
+#include "tcp.h"
+#include "util.h"
+
+#define TCP_MSS_DEFAULT 536
+#define TCP_MIN_MSS 88
+#define TCP_MAX_QUICKACKS 16
+#define TCP_INIT_RCVWND 10
+
+static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* tcp.c (set-up and checks) */
+int64_t tcp_win_from_space(const struct tcp_conn *tc, int64_t space);
+void tcp_check_conn(const struct tcp_conn *tc);
+
+/* tcp_output.c (output) */
+void tcp_split_skb(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb, uint32_t len);
+uint32_t tcp_segs_of(const struct tcp_conn *tc, uint64_t bytes);
+void tcp_rtt_sample(struct sim *sim, struct tcp_conn *tc, sim_ns rtt_ns);
+bool tcp_is_cwnd_limited(const struct tcp_conn *tc);
+
+/* tcp_ack.c (ACK policy) */
+void tcp_send_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint64_t *reason);
+void tcp_delack_fire(struct sim *sim, void *obj, uint64_t arg);
+
+/* tcp_input.c (input) */
+void tcp_rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb, bool direct);
+void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *ack);
+
+/* tcp_recovery.c (recovery) */
+void tcp_sack_check(struct sim *sim, struct cpu *c, struct tcp_conn *tc, const struct skb *ack);
+void tcp_recovery_update(struct sim *sim, struct tcp_conn *tc, const struct skb *ack);
+
+/* tcp_cong.c: slow start, shared by the algorithms (tcp_slow_start);
+ * *in_ss tells whether the window was below ssthresh. */
+void tcp_slow_start(struct tcp_conn *tc, uint32_t acked, bool *in_ss);
+
+#endif

@@ -1,0 +1,185 @@
+/*
+ * tcp_input.c: what arrives, after Linux's net/ipv4/tcp_input.c (3.6):
+ *  - data: tcp_data_queue, the out-of-order queue, tcp_measure_rcv_mss,
+ *    the reader's wakeup (sk_data_ready).
+ *  - ACKs: tcp_ack (snd_una, the window, RTT samples, tcp_clean_rtx_queue),
+ *    cong_avoid through the algorithm's ops, tcp_new_space and
+ *    tcp_should_expand_sndbuf; sk_stream_write_space wakes a writer once
+ *    free space is at least half of what is queued (sk_stream_min_wspace).
+ */
+#include "tcp_impl.h"
+
+/* An in-order skb's sequence space taken: rcv_nxt, rcv_mss, window growth
+ * (tcp_event_data_recv). */
+static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
+{
+	uint32_t seg = skb->gso_size ? skb->gso_size : skb->len;
+
+	if (seg > skb->len)
+		seg = skb->len;
+	tc->rcv_nxt += skb->len;
+	/* tcp_grow_window */
+	if (tc->rcv_ssthresh < tc->window_clamp &&
+	    tc->rcv_ssthresh < tcp_win_from_space(tc, tc->rcvbuf - tc->rmem_alloc) &&
+	    tcp_win_from_space(tc, skb->truesize) <= (int64_t)skb->len)
+		tc->rcv_ssthresh = min64(tc->rcv_ssthresh + 2 * tc->advmss, tc->window_clamp);
+	if ((int)seg >= tc->rcv_mss) /* tcp_measure_rcv_mss */
+		tc->rcv_mss = (int)min64(seg, tc->advmss);
+}
+
+/* Queue an in-order skb and learn rcv_mss from it. */
+static void queue_in_order(struct tcp_conn *tc, struct skb *skb)
+{
+	tc->rmem_alloc += skb->truesize;
+	skb_list_push(&tc->rq, skb);
+	take_in_order(tc, skb);
+}
+
+void tcp_rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb, bool direct)
+{
+	if (skb->seq + skb->len <= tc->rcv_nxt) {
+		/* all of it came before (a retransmission and its overtaken
+		 * original): drop it, D-SACK at once (tcp_send_dupack) */
+		tc->dsack_pending = true;
+		skb_free(sim, c, skb);
+		tcp_send_ack(sim, c, tc, &sim->cnt.acks_quick);
+		return;
+	}
+	if (skb->seq < tc->rcv_nxt) { /* partly old: keep the new part, D-SACK the rest */
+		uint32_t cut = (uint32_t)(tc->rcv_nxt - skb->seq);
+		tc->dsack_pending = true;
+		skb->seq += cut;
+		skb->len -= cut;
+		direct = false;
+	}
+	if (skb->seq > tc->rcv_nxt) {
+		/* ahead of a frame still in another CPU's backlog: hold it, ACK at
+		 * once with a SACK block, and ACK quickly from now on
+		 * (tcp_enter_quickack_mode) */
+		struct skb **pp = &tc->ofo;
+		int64_t q = (int64_t)tc->rcv_wnd / (2 * tc->rcv_mss);
+		while (*pp && (*pp)->seq < skb->seq)
+			pp = &(*pp)->next;
+		skb->next = *pp;
+		*pp = skb;
+		tc->rmem_alloc += skb->truesize;
+		sim->cnt.ofo++;
+		q = min64(max64(q, 2), TCP_MAX_QUICKACKS);
+		if (tc->quick < q)
+			tc->quick = (int)q;
+		tcp_send_ack(sim, c, tc, &sim->cnt.acks_quick);
+		return;
+	}
+	if (direct) { /* tcp_rcv_established: copied to the reader's iovec, never queued */
+		take_in_order(tc, skb);
+		tc->copied_seq += skb->len;
+		sim->cnt.app_bytes += skb->len;
+		skb_free(sim, c, skb);
+	} else {
+		queue_in_order(tc, skb);
+	}
+	while (tc->ofo && tc->ofo->seq <= tc->rcv_nxt) { /* tcp_ofo_queue */
+		struct skb *o = tc->ofo;
+		tc->ofo = o->next;
+		tc->rmem_alloc -= o->truesize;
+		if (o->seq + o->len <= tc->rcv_nxt) { /* covered meanwhile */
+				tc->dsack_pending = true;
+			skb_free(sim, c, o);
+			continue;
+		}
+		if (o->seq < tc->rcv_nxt) {
+			uint32_t cut = (uint32_t)(tc->rcv_nxt - o->seq);
+			o->seq += cut;
+			o->len -= cut;
+		}
+		queue_in_order(tc, o);
+	}
+
+	if (tc->receiver_waiting) { /* sk_data_ready */
+		tc->receiver_waiting = false;
+		sim->cnt.rcv_wakeups++;
+		sched_wakeup(sim, c, tc->receiver, true);
+	}
+	/* __tcp_ack_snd_check */
+	if (tc->rcv_nxt - tc->rcv_wup > (uint64_t)tc->rcv_mss && tcp_select_window_now(tc) >= tc->rcv_wnd) {
+		tcp_send_ack(sim, c, tc, &sim->cnt.acks_rx);
+	} else if (tc->quick > 0 || tc->ofo || tc->dsack_pending) {
+		tcp_send_ack(sim, c, tc, &sim->cnt.acks_quick);
+	} else if (!tc->ack_pending) {
+		sim_ns ato = sim->sc->ato_min_ns;
+		if (ato < sim->sc->delack_min_ns)
+			ato = sim->sc->delack_min_ns;
+		if (ato > sim->sc->delack_max_ns)
+			ato = sim->sc->delack_max_ns;
+		tc->ack_pending = true;
+		tc->delack_cpu = c;
+		evq_timer_arm(&sim->evq, &tc->delack_tm, sim->now + ato, tcp_delack_fire, tc, 0);
+	}
+}
+
+void tcp_wake_writer(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
+{
+	if (!tc->sender_waiting)
+		return;
+	tc->sender_waiting = false;
+	sim->cnt.snd_wakeups++;
+	sched_wakeup(sim, c, tc->sender, false);
+}
+
+void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *ack)
+{
+	uint64_t ack_seq = ack->ack_seq;
+
+	if (ack->wnd_end > tc->snd_wnd_end)
+		tc->snd_wnd_end = ack->wnd_end;
+	if (ack->wnd_end - ack_seq > tc->max_window)
+		tc->max_window = (uint32_t)(ack->wnd_end - ack_seq);
+	if (ack_seq > tc->snd_una) {
+		uint64_t acked = ack_seq - tc->snd_una;
+		struct skb *skb;
+
+		tc->snd_una = ack_seq;
+		if ((skb = tc->wq.head) != NULL && skb->sent && skb->seq + skb->len <= tc->snd_una)
+			tcp_rtt_sample(sim, tc, sim->now - skb->sent_at); /* seq_rtt: the first skb it acks */
+		while ((skb = tc->wq.head) != NULL && skb->sent && skb->seq + skb->len <= tc->snd_una) {
+			skb_list_pop(&tc->wq);
+			tc->wmem_queued -= skb->truesize;
+			if (tc->tx_page_frags)
+				skb_frag_release(sim, c, tc, skb->len);
+			skb_free(sim, c, skb);
+		}
+		if (tcp_is_cwnd_limited(tc) && !tc->in_recovery) {
+			tc->cc->cong_avoid(sim, tc, tcp_segs_of(tc, acked));
+			tc->cwnd_limited = false;
+		}
+		/* tcp_new_space: a writer that ran out of space gets a bigger
+		 * sndbuf unless the congestion window is full
+		 * (tcp_should_expand_sndbuf) */
+		if (tc->nospace && !tc->sndbuf_locked &&
+		    (double)tcp_segs_of(tc, tc->snd_nxt - tc->snd_una) < tc->snd_cwnd) {
+			int64_t per_seg = tc->mss_bytes + sim->sc->skb_overhead_bytes;
+			double demanded = fmax(tc->snd_cwnd, sim->sc->reordering + 1);
+			int64_t want = 2 * (int64_t)demanded * per_seg;
+			if (want > tc->sndbuf)
+				tc->sndbuf = min64(want, sim->sc->wmem_max);
+		}
+		if (tc->sndbuf - tc->wmem_queued >= tc->wmem_queued / 2) { /* sk_stream_write_space */
+			tc->nospace = false;
+			tcp_wake_writer(sim, c, tc);
+		}
+	}
+	tcp_recovery_update(sim, tc, ack);
+	if (ack_seq == tc->snd_una)
+		tcp_sack_check(sim, c, tc, ack);
+	skb_free(sim, c, ack);
+	tcp_push(sim, c, tc, true); /* tcp_data_snd_check */
+	tcp_check_conn(tc);
+}
+
+void tcp_rcv(struct sim *sim, struct cpu *c, struct skb *skb)
+{
+	if (skb->kind == SKB_DATA)
+		tcp_rcv_data(sim, c, skb->conn, skb, false);
+	else
+		tcp_rcv_ack(sim, c, skb->conn, skb);
+}
