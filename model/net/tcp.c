@@ -41,6 +41,14 @@ void tcp_check_conn(const struct tcp_conn *tc)
 	INVARIANT(tc->rcv_wup <= tc->rcv_nxt && tc->copied_seq <= tc->rcv_nxt && tc->rcv_nxt <= tc->snd_nxt,
 		  "conn %d: receive sequence out of order", tc->id);
 	INVARIANT(tc->wmem_queued >= 0 && tc->rmem_alloc >= 0, "conn %d: negative socket memory", tc->id);
+	/* the states of tcp.h */
+	INVARIANT(tc->ca_state == TCP_CA_OPEN ||
+		  (tc->ca_state == TCP_CA_RECOVERY && tc->snd_una < tc->high_seq && tc->high_seq <= tc->snd_nxt),
+		  "conn %d: RECOVERY with snd_una %llu high_seq %llu snd_nxt %llu", tc->id,
+		  (unsigned long long)tc->snd_una, (unsigned long long)tc->high_seq, (unsigned long long)tc->snd_nxt);
+	INVARIANT(!evq_timer_armed(&tc->delack_tm) || tc->ack_pending,
+		  "conn %d: delayed-ACK timer armed with no ACK pending", tc->id);
+	INVARIANT(!tc->ack_pending || tc->delack_cpu, "conn %d: ACK pending without a timer CPU", tc->id);
 }
 
 /* ------------------------------------------------------------------ */

@@ -68,8 +68,44 @@
  * softirq, where the data they release goes out at once and is delivered
  * in the same NET_RX run.
  *
- * Receive states: ack idle -> (data, not enough) ACK PENDING + delack armed
- *   -> (more data / copy / timer) ACK sent -> ack idle.
+ * The states, drawn as SQLite's pager.c draws its own; each transition
+ * names the function that performs it, and tcp_check_conn (tcp.c) asserts
+ * the invariants of the state a connection is in after every ACK, send
+ * and recv() step.
+ *
+ * Sender (ca_state):
+ *
+ *              tcp_sack_check: fackets_out > reordering
+ *     +------+ -----------------------------------------> +----------+
+ *     | OPEN |                                            | RECOVERY |
+ *     +------+ <----------------------------------------- +----------+
+ *              tcp_recovery_update: snd_una >= high_seq
+ *              (undo_reduction first when the retransmits were spurious)
+ *
+ *   OPEN:      cong_avoid grows cwnd on each ACK that advances snd_una
+ *              while the sender is cwnd-limited (tcp_rcv_ack);
+ *              snd_una <= snd_nxt <= write_seq.
+ *   RECOVERY:  entered with high_seq = snd_nxt, ssthresh = cc->ssthresh,
+ *              cwnd = ssthresh; cwnd does not grow;
+ *              snd_una < high_seq <= snd_nxt.
+ *
+ * Receiver's ACK (ack_pending, delack_tm):
+ *
+ *            tcp_rcv_data: less than an rcv_mss unacked, no quickack
+ *     +------+ ------------------------> +-------------------+
+ *     | IDLE |                           | PENDING, ARMED    |
+ *     +------+ <-----------------+       +-------------------+
+ *        ^      tcp_send_ack:    |           | tcp_delack_fire (the timer
+ *        |      tcp_rcv_data,    |           v  expired: TIMER raised)
+ *        |      cleanup_rbuf     |       +-------------------+
+ *        +-----------------------+------ | PENDING, FIRED    |
+ *          tcp_delack_timer -> tcp_send_ack +-------------------+
+ *
+ *   IDLE:      !ack_pending and the delayed-ACK timer not armed.
+ *   PENDING:   ack_pending, delack_cpu set; ARMED until the timer's event
+ *              runs (evq clears it), FIRED until the TIMER softirq sends.
+ *   Always:    the timer is armed only while an ACK is pending;
+ *              rcv_wup <= rcv_nxt, copied_seq <= rcv_nxt.
  */
 #ifndef TCPSIM_TCP_H
 #define TCPSIM_TCP_H
@@ -77,6 +113,10 @@
 #include "sim.h"
 
 struct tcp_conn;
+
+/* The sender's congestion state (icsk_ca_state; the model has no Disorder,
+ * CWR or Loss: nothing is lost, no retransmission timer). */
+enum tcp_ca_state { TCP_CA_OPEN, TCP_CA_RECOVERY };
 
 /* A congestion-control algorithm (struct tcp_congestion_ops): one file
  * each, tcp_reno.c and tcp_cubic.c; tcp_cc_for rejects an incomplete one. */
@@ -143,7 +183,7 @@ struct tcp_conn {
 	bool sender_waiting;         /* blocked in sk_stream_wait_memory */
 	bool nospace;                /* SOCK_NOSPACE: the writer found sndbuf full */
 	/* loss recovery (SACK, FACK, D-SACK undo; tcp_input.c 3.6) */
-	bool in_recovery;            /* TCP_CA_Recovery */
+	enum tcp_ca_state ca_state;  /* icsk_ca_state: the diagram above */
 	uint64_t high_seq;           /* snd_nxt when recovery began */
 	double prior_cwnd, prior_ssthresh;
 	int undo_retrans;            /* retransmissions not yet reported D-SACKed */

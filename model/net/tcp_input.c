@@ -148,7 +148,7 @@ void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb
 				skb_frag_release(sim, c, tc, skb->len);
 			skb_free(sim, c, skb);
 		}
-		if (tcp_is_cwnd_limited(tc) && !tc->in_recovery) {
+		if (tcp_is_cwnd_limited(tc) && tc->ca_state == TCP_CA_OPEN) {
 			tc->cc->cong_avoid(sim, tc, tcp_segs_of(tc, acked));
 			tc->cwnd_limited = false;
 		}

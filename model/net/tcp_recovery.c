@@ -43,7 +43,7 @@ void tcp_sack_check(struct sim *sim, struct cpu *c, struct tcp_conn *tc, const s
 	uint32_t fackets, lost, hole_segs;
 	uint64_t hole_end = ack->sack_lo;
 
-	if (tc->in_recovery || ack->sack_hi <= tc->snd_una)
+	if (tc->ca_state == TCP_CA_RECOVERY || ack->sack_hi <= tc->snd_una)
 		return;
 	fackets = tcp_segs_of(tc, ack->sack_hi - tc->snd_una);
 	if (fackets <= (uint32_t)sim->sc->reordering)
@@ -56,7 +56,7 @@ void tcp_sack_check(struct sim *sim, struct cpu *c, struct tcp_conn *tc, const s
 	if (lost < 1)
 		lost = 1;
 	sim->cnt.recoveries++;
-	tc->in_recovery = true;
+	tc->ca_state = TCP_CA_RECOVERY;
 	for (const struct skb *s = tc->wq.head; s && s->sent; s = s->next)
 		if (s->seq + s->len > tc->snd_una) {
 			tc->hole_sent_at = s->sent_at;
@@ -96,12 +96,12 @@ void tcp_recovery_update(struct sim *sim, struct tcp_conn *tc, const struct skb 
 {
 	if (ack->dsack && tc->undo_marker && tc->undo_retrans > 0) {
 		tc->undo_retrans--;
-		if (tc->undo_retrans == 0 && tc->in_recovery) /* tcp_try_undo_dsack */
+		if (tc->undo_retrans == 0 && tc->ca_state == TCP_CA_RECOVERY) /* tcp_try_undo_dsack */
 			undo_reduction(sim, tc);
 	}
-	if (tc->in_recovery && tc->snd_una >= tc->high_seq) {
+	if (tc->ca_state == TCP_CA_RECOVERY && tc->snd_una >= tc->high_seq) {
 		sim_ns jiffy = NS_PER_S / tc->snd_host->cfg->hz;
-		tc->in_recovery = false;
+		tc->ca_state = TCP_CA_OPEN;
 		if (tc->undo_marker &&
 		    (tc->undo_retrans == 0 || (sim->sc->timestamps && tc->hole_sent_at / jiffy < tc->retrans_stamp / jiffy)))
 			undo_reduction(sim, tc);
