@@ -18,7 +18,8 @@
  *             accounting, the vectors the layers above register;
  *             sched.c: tasks, run queues, wakeups, IPIs, CFS-like slices
  *   net/      skb.c: skbs, slab pages and page frags; netdev.c: loopback,
- *             veth and the backlog; netdev_nic.c: the NIC; tcp.c: TCP
+ *             veth and the backlog; netdev_nic.c: the NIC; tcp*.c: TCP
+ *             by concern (tcp.c lists them)
  *   app/      app.c: netperf and netserver; monitor.c: monitors, kswapd
  *   run.c     sim_init and tcpsim_run: build, warm up, measure, stop
  */
