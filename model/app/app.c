@@ -105,7 +105,7 @@ static enum app_result stream_step(struct sim *sim, struct cpu *c, struct task *
  * space is counted in data bytes.  tcp_input's sowwakeup() wakes the
  * sleeping writer on every ACK that frees data (netdev.c); the writer
  * re-checks its low water mark and may sleep again.  The kernel's
- * tcp_output is tcp_push_whole_mss() (tcp.c).
+ * tcp_output is tcp_push_whole_mss() (tcp_freebsd.c).
  */
 #define BSD_MCLBYTES 2048u          /* sys/param.h; default sb_lowat of a send buffer */
 #define BSD_TCP_SENDSPACE 32768     /* net.inet.tcp.sendspace default */

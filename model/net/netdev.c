@@ -146,7 +146,7 @@ void netdev_rx(struct sim *sim, struct cpu *c, struct skb *skb)
 	 * the send buffer (tcp_input.c, FreeBSD 6/7), which wakes a writer in
 	 * sbwait() whatever space it waits for; the writer re-checks its low
 	 * water mark itself (app.c).  Linux wakes it only once a third of the
-	 * buffer is free (sk_stream_write_space, in tcp.c). */
+	 * buffer is free (sk_stream_write_space, in tcp_input.c). */
 	if (ack && tc->wake_writer_on_ack && tc->snd_una > una)
 		tcp_wake_writer(sim, c, tc);
 }

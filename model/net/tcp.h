@@ -3,7 +3,7 @@
  * net/ipv4/tcp*.c of the 3.x era.  Sequence numbers are 64-bit byte counts
  * that never wrap.
  *
- * Sender (tcp.c "send side"): the write queue holds skbs of up to the size
+ * Sender (tcp_output.c): the write queue holds skbs of up to the size
  * goal (tcp_xmit_size_goal: as many whole MSS as fit under gso_max_size
  * minus headers, at least one, at most half the peer's largest window;
  * one MSS without GSO/TSO).  tcp_write_xmit sends frames while the
@@ -281,7 +281,7 @@ void tcp_delack_timer(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
 uint32_t tcp_select_window_now(const struct tcp_conn *tc);
 
 /* FreeBSD tcp_output: send every whole MSS queued now, hold back only a
- * sub-MSS remainder (app.sendfile = freebsd-*; end of tcp.c). */
+ * sub-MSS remainder (app.sendfile = freebsd-*; tcp_freebsd.c). */
 void tcp_push_whole_mss(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
 
 #endif
