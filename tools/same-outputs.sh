@@ -13,7 +13,8 @@
 #   tools/same-outputs.sh diff BEFORE AFTER
 #       compare two such directories; print each file that differs or is in
 #       one only, then "same: N files" or "DIFFERENT: N of M files"; exit 1
-#       if any differs.
+#       if any differs.  validate.log (what validate.sh said while it ran)
+#       is kept for reading, not compared.
 #
 # A scenario that exits non-zero (a fragment, such as a profile, that is not
 # a whole scenario) is recorded too: its stderr and exit status are part of
@@ -68,7 +69,7 @@ collect() {
 
 differ() {
 	a=$1; b=$2; n=0; bad=0
-	for f in $( { (cd "$a" && find . -type f); (cd "$b" && find . -type f); } | LC_ALL=C sort -u); do
+	for f in $( { (cd "$a" && find . -type f ! -name '*.log'); (cd "$b" && find . -type f ! -name '*.log'); } | LC_ALL=C sort -u); do
 		n=$((n + 1))
 		if [ ! -f "$a/$f" ]; then echo "only in $b: $f"; bad=$((bad + 1))
 		elif [ ! -f "$b/$f" ]; then echo "only in $a: $f"; bad=$((bad + 1))
