@@ -192,6 +192,8 @@ install: all
 	cp -R scenarios validation '$(DESTDIR)$(pkgdatadir)/'
 	chmod -R u=rwX,go=rX '$(DESTDIR)$(pkgdatadir)'
 	$(INSTALL) -m 644 README.md '$(DESTDIR)$(docdir)/README.md'
+	$(INSTALL) -d '$(DESTDIR)$(docdir)/docs'
+	$(INSTALL) -m 644 docs/*.md docs/*.png docs/*.txt '$(DESTDIR)$(docdir)/docs/'
 	{ ./tcpsim --help; for c in run compare sweep calibrate validate; do echo; ./tcpsim $$c --help; done; \
 	  echo; ./tcpsim --help-config; } > '$(DESTDIR)$(docdir)/tcpsim.txt'
 	chmod 644 '$(DESTDIR)$(docdir)/tcpsim.txt'

@@ -35,7 +35,8 @@ P="$TMP/prefix"
 check "make install PREFIX" make -C "$ROOT" --no-print-directory install PREFIX="$P"
 for f in bin/tcpsim libexec/tcpsim/runs-filter libexec/tcpsim/plot-sweep libexec/tcpsim/sweep-parallel \
 	 share/tcpsim/scenarios/loopback-64k.cfg share/tcpsim/scenarios/profiles/atom-lkp.cfg \
-	 share/tcpsim/validation/lkp-loopback-atom.csv share/doc/tcpsim/tcpsim.txt share/doc/tcpsim/README.md; do
+	 share/tcpsim/validation/lkp-loopback-atom.csv share/doc/tcpsim/tcpsim.txt share/doc/tcpsim/README.md \
+	 share/doc/tcpsim/docs/architecture.md share/doc/tcpsim/docs/loopback-mtu-tso.png; do
 	if [ -e "$P/$f" ]; then ok "installed $f"; else bad "installed $f" "missing"; fi
 done
 grep -q '^\[link\]' "$P/share/doc/tcpsim/tcpsim.txt" 2>/dev/null && grep -q 'usage: tcpsim sweep' "$P/share/doc/tcpsim/tcpsim.txt" &&
