@@ -195,6 +195,7 @@ void sim_release(struct sim *sim)
 		sim->dev->release(sim);
 	skb_pool_release(sim);
 	free(sim->tasks);
+	free(sim->apps);
 	free(sim->conns);
 	evq_release(&sim->evq);
 	rng_free(sim->rng);
@@ -451,6 +452,9 @@ int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 	rh = sim->nhosts - 1;
 
 	sim->tasks = xcalloc((size_t)sim->ntasks, sizeof(*sim->tasks));
+	sim->apps = xcalloc((size_t)sim->ntasks, sizeof(*sim->apps));
+	for (int i = 0; i < sim->ntasks; i++)
+		sim->tasks[i].app = &sim->apps[i];
 	sim->conns = xcalloc((size_t)sim->nconns, sizeof(*sim->conns));
 	for (int i = 0; i < sc->instances; i++) {
 		struct tcp_conn *tc = &sim->conns[i];

@@ -42,9 +42,9 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 	if (!t->in_call) {
 		call_begin(sim, c);
 		t->in_call = true;
-		t->call_left = sim->sc->send_size;
+		t->app->call_left = sim->sc->send_size;
 		}
-	want = t->call_left > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)t->call_left;
+	want = t->app->call_left > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)t->app->call_left;
 	n = tcp_send_append(sim, c, tc, want, sendfile);
 	if (n == 0) {
 		/* sndbuf full: push what we have; sk_stream_wait_memory releases
@@ -59,15 +59,15 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 		return APP_BLOCK;
 	}
 	if (sendfile) {
-		uint64_t first = t->file_off / PAGE_BYTES, last = (t->file_off + n - 1) / PAGE_BYTES;
+		uint64_t first = t->app->file_off / PAGE_BYTES, last = (t->app->file_off + n - 1) / PAGE_BYTES;
 		cpu_charge(sim, c, COST_SENDFILE_PAGE, cost[COST_SENDFILE_PAGE] * (double)(last - first + 1));
-		t->file_off += n;
+		t->app->file_off += n;
 	} else {
 		cpu_charge(sim, c, COST_COPY_BYTE, cost[COST_COPY_BYTE] * n);
 		skb_frag_use(sim, c, tc, n);
 	}
-	t->call_left -= n;
-	if (t->call_left == 0) {
+	t->app->call_left -= n;
+	if (t->app->call_left == 0) {
 		tcp_push(sim, c, tc, true);
 		tcp_writer_release(sim, c, tc); /* release_sock */
 		t->in_call = false;
@@ -132,14 +132,14 @@ static void bsd_call_begin(struct sim *sim, struct cpu *c, struct task *t)
 {
 	cpu_charge(sim, c, COST_SYSCALL, c->host->cfg->cost_cycles[COST_SYSCALL]);
 	t->in_call = true;
-	t->call_left = sim->sc->send_size;
-	t->chunk_left = t->chunk_ready = 0;
+	t->app->call_left = sim->sc->send_size;
+	t->app->chunk_left = t->app->chunk_ready = 0;
 }
 
 /* Bytes of the file from the current offset to the end of its page. */
 static uint32_t bsd_page_bytes(const struct task *t, int64_t limit)
 {
-	int64_t n = PAGE_BYTES - (uint32_t)(t->file_off % PAGE_BYTES);
+	int64_t n = PAGE_BYTES - (uint32_t)(t->app->file_off % PAGE_BYTES);
 	return (uint32_t)(n < limit ? n : limit);
 }
 
@@ -166,15 +166,15 @@ static enum app_result bsd_old_step(struct sim *sim, struct cpu *c, struct task 
 		bsd_call_begin(sim, c, t);
 	if (bsd_sbspace(sim, tc) < (int64_t)BSD_MCLBYTES)
 		return bsd_sbwait(sim, c, t);
-	n = bsd_page_bytes(t, t->call_left);
+	n = bsd_page_bytes(t, t->app->call_left);
 	cpu_charge(sim, c, COST_SENDFILE_PAGE, c->host->cfg->cost_cycles[COST_SENDFILE_PAGE]);
 	k = bsd_append(sim, c, tc, n);
-	t->file_off += k;
-	t->call_left -= k;
+	t->app->file_off += k;
+	t->app->call_left -= k;
 	tcp_push_whole_mss(sim, c, tc); /* pru_send -> tcp_output, every page */
 	if (k < n)
 		return bsd_sbwait(sim, c, t);
-	if (t->call_left == 0)
+	if (t->app->call_left == 0)
 		t->in_call = false;
 	return APP_RAN;
 }
@@ -186,33 +186,33 @@ static enum app_result bsd_new_step(struct sim *sim, struct cpu *c, struct task 
 
 	if (!t->in_call)
 		bsd_call_begin(sim, c, t);
-	if (t->chunk_left == 0 && t->chunk_ready == 0) {
+	if (t->app->chunk_left == 0 && t->app->chunk_ready == 0) {
 		/* outer loop: wait for half the buffer, unless the rest fits */
 		int64_t space = bsd_sbspace(sim, tc);
-		if (space < t->call_left && (space <= 0 || space < bsd_hiwat(sim) / 2))
+		if (space < t->app->call_left && (space <= 0 || space < bsd_hiwat(sim) / 2))
 			return bsd_sbwait(sim, c, t);
-		t->chunk_left = space < t->call_left ? space : t->call_left;
+		t->app->chunk_left = space < t->app->call_left ? space : t->app->call_left;
 	}
-	if (t->chunk_left > 0) {
+	if (t->app->chunk_left > 0) {
 		/* inner loop: one more page onto the private mbuf chain */
-		n = bsd_page_bytes(t, t->chunk_left);
+		n = bsd_page_bytes(t, t->app->chunk_left);
 		cpu_charge(sim, c, COST_SENDFILE_PAGE, c->host->cfg->cost_cycles[COST_SENDFILE_PAGE]);
-		t->file_off += n;
-		t->chunk_left -= n;
-		t->chunk_ready += n;
+		t->app->file_off += n;
+		t->app->chunk_left -= n;
+		t->app->chunk_ready += n;
 		return APP_RAN;
 	}
 	/* pru_send of the chain: sbappendstream, then tcp_output sends it as
 	 * frames of the size goal (one skb's worth per step) */
-	n = t->chunk_ready > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)t->chunk_ready;
+	n = t->app->chunk_ready > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)t->app->chunk_ready;
 	k = tcp_send_append(sim, c, tc, n, true);
 	if (k == 0)
 		return bsd_sbwait(sim, c, t);
-	t->chunk_ready -= k;
-	t->call_left -= k;
-	if (t->chunk_ready == 0) {
+	t->app->chunk_ready -= k;
+	t->app->call_left -= k;
+	if (t->app->chunk_ready == 0) {
 		tcp_push_whole_mss(sim, c, tc);
-		if (t->call_left == 0)
+		if (t->app->call_left == 0)
 			t->in_call = false;
 	}
 	return APP_RAN;
@@ -234,7 +234,7 @@ static enum app_result sendfile_step(struct sim *sim, struct cpu *c, struct task
 /* The end of tcp_recvmsg: tcp_cleanup_rbuf, then release_sock. */
 static void receiver_return(struct sim *sim, struct cpu *c, struct task *t)
 {
-	tcp_recv_done(sim, c, t->conn, t->call_done);
+	tcp_recv_done(sim, c, t->conn, t->app->call_done);
 	tcp_reader_release(sim, c, t->conn);
 	t->in_call = false;
 }
@@ -248,8 +248,8 @@ static void receiver_copied(struct sim *sim, struct cpu *c, struct task *t, uint
 	cpu_charge(sim, c, COST_COPY_BYTE, cost[COST_COPY_BYTE] * n);
 	if (t->conn->rx_csum_on_copy)
 		cpu_charge(sim, c, COST_CSUM_BYTE, cost[COST_CSUM_BYTE] * n);
-	t->call_done += n;
-	if (t->call_done >= sim->sc->recv_size)
+	t->app->call_done += n;
+	if (t->app->call_done >= sim->sc->recv_size)
 		receiver_return(sim, c, t);
 }
 
@@ -262,9 +262,9 @@ static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task
 	if (!t->in_call) {
 		call_begin(sim, c);
 		t->in_call = true;
-		t->call_done = 0;
+		t->app->call_done = 0;
 		}
-	want = sim->sc->recv_size - t->call_done;
+	want = sim->sc->recv_size - t->app->call_done;
 	/* frames left to us (prequeue, sk_backlog) first: their TCP work is
 	 * ours, and one that fits is copied straight into our buffer */
 	{
@@ -277,7 +277,7 @@ static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task
 	}
 	n = tcp_recv_copy(sim, c, tc, want > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)want);
 	if (n == 0) {
-		if (t->call_done > 0) {
+		if (t->app->call_done > 0) {
 			receiver_return(sim, c, t); /* return what we have */
 			return APP_RAN;
 		}

@@ -16,6 +16,17 @@
 
 #include "sched.h" /* struct app_ops: what a task runs */
 
+/* A program's own state, one per task (sim_init allocates them; each
+ * task's `app` points to its own). */
+struct app_state {
+	int64_t call_left;          /* sender: bytes left in this send call */
+	int64_t call_done;          /* receiver: bytes copied in this recv call */
+	uint64_t file_off;          /* sendfile: offset in the file */
+	sim_ns next_wake;           /* monitor: next timer wakeup */
+	int64_t chunk_left;         /* FreeBSD sendfile: bytes still to map in this chunk */
+	int64_t chunk_ready;        /* ... mapped, not yet handed to the socket */
+};
+
 extern const struct app_ops app_stream_sender;
 extern const struct app_ops app_sendfile_sender;
 extern const struct app_ops app_receiver;

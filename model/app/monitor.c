@@ -31,7 +31,7 @@ static void monitor_wake_ev(struct sim *sim, void *obj, uint64_t arg)
 
 void monitor_arm(struct sim *sim, struct task *t, sim_ns first)
 {
-	t->next_wake = first;
+	t->app->next_wake = first;
 	sim_at(sim, first, monitor_wake_ev, t, 0);
 }
 
@@ -54,9 +54,9 @@ static enum app_result monitor_step(struct sim *sim, struct cpu *c, struct task 
 	if (run_then_sleep(sim, c, t, COST_MONITOR))
 		return APP_RAN;
 	do
-		t->next_wake += c->host->cfg->monitor_period_ns;
-	while (t->next_wake <= sim->now);
-	sim_at(sim, t->next_wake, monitor_wake_ev, t, 0);
+		t->app->next_wake += c->host->cfg->monitor_period_ns;
+	while (t->app->next_wake <= sim->now);
+	sim_at(sim, t->app->next_wake, monitor_wake_ev, t, 0);
 	return APP_BLOCK;
 }
 

@@ -45,6 +45,7 @@ struct skb;
 struct skb_block;
 struct netdev_ops;
 struct rng;
+struct app_state;
 struct cpu_vectors;
 
 /* A FIFO of skbs (backlog, write queue, receive queue). */
@@ -122,6 +123,7 @@ struct sim {
 	int nhosts;
 
 	struct task *tasks;
+	struct app_state *apps;      /* tasks[i].app = &apps[i] (app.h) */
 	int ntasks;
 	struct tcp_conn *conns;
 	int nconns;

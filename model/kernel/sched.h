@@ -40,6 +40,8 @@ enum task_state { TASK_RUNNING, TASK_RUNNABLE, TASK_SLEEPING };
  * arranging to be woken.  The scheduler calls it; it never names an app. */
 enum app_result { APP_RAN, APP_BLOCK };
 
+struct app_state;
+
 struct app_ops {
 	const char *name;
 	enum app_result (*step)(struct sim *sim, struct cpu *c, struct task *t); /* required */
@@ -55,14 +57,9 @@ struct task {
 	double vruntime_ns;
 	const struct app_ops *ops;
 	struct tcp_conn *conn;
-	/* application state, owned by app.c */
-	bool in_call;
-	int64_t call_left;          /* sender: bytes left in this send call */
-	int64_t call_done;          /* receiver: bytes copied in this recv call */
-	uint64_t file_off;          /* sendfile: offset in the file */
-	sim_ns next_wake;           /* monitor: next timer wakeup */
-	int64_t chunk_left;         /* FreeBSD sendfile: bytes still to map in this chunk */
-	int64_t chunk_ready;        /* ... mapped, not yet handed to the socket */
+	bool in_call;               /* inside a system call on its socket: the socket is
+	                             * owned by the user (sock_owned_by_user) */
+	struct app_state *app;      /* the program's own state (app.h), owned by app.c */
 	sim_ns sleep_ns, sleep_start;
 	sim_ns last_ran;            /* when it last stopped running (se.exec_start) */
 	sim_ns enqueued_at;         /* last enqueue (wakeup, start, migration) */
