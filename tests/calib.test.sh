@@ -17,11 +17,8 @@ LO=tests/data/calib/lo.cfg
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tcpsim-calib.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
 cd "$(dirname "$0")/.." || exit 1
-fails=0
-n=0
 
-ok()  { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL $n - $1: $2"; }
+. tests/lib.sh
 
 # bad_input NAME NEEDLE... -- ARGS...: exit 2, one stderr line with every NEEDLE, empty stdout.
 bad_input() {

@@ -13,11 +13,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 D="$HERE/data/cli"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tcpsim-cli.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
-fails=0
-n=0
 
-ok()  { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL $n - $1: $2"; }
+. "$HERE/lib.sh"
 
 # bad_input NAME NEEDLE... -- ARGS...: exit 2, one stderr line containing
 # every NEEDLE (fixed strings), empty stdout.

@@ -15,10 +15,7 @@ ASAN_DIR=${1:?usage: install.test.sh ASAN_DIR}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tcpsim-install.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
-fails=0
-n=0
-ok()  { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL $n - $1: $2"; }
+. "$ROOT/tests/lib.sh"
 
 # check NAME CMD...: exit 0 expected; output in $TMP/out, $TMP/err
 check() {

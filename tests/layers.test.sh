@@ -7,10 +7,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tcpsim-layers.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
-fails=0
-n=0
-ok()  { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL $n - $1: $2"; }
+. tests/lib.sh
 
 if out=$(sh tools/check-layers.sh 2>&1); then ok "the tree keeps its layers"
 else bad "the tree keeps its layers" "$out"; fi

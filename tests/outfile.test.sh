@@ -20,10 +20,7 @@ CFG=tests/data/cli/good.cfg
 RUNS=validation/myri10ge-sendfile.csv
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tcpsim-outfile.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
-fails=0
-n=0
-ok()  { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL $n - $1: $2"; }
+. tests/lib.sh
 skip() { echo "skip - $1"; }
 
 [ -x "$TCPSIM" ] || { echo "FAIL - no binary $TCPSIM"; exit 1; }

@@ -13,10 +13,7 @@ TCPSIM="$ASAN_DIR/tcpsim"
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tcpsim-readers.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
-fails=0
-n=0
-ok()  { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL $n - $1: $2"; }
+. "$ROOT/tests/lib.sh"
 
 # refused NAME NEEDLE -- ARGS...: exit 2 within 60 s, one stderr line with NEEDLE.
 refused() {

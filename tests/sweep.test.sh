@@ -18,11 +18,8 @@ ROOT=$(cd "$HERE/.." && pwd)
 D="$HERE/data/sweep"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/tcpsim-sweep.XXXXXX") || exit 1
 trap 'umount "$TMP/mnt" 2>/dev/null; rm -rf "$TMP"' EXIT INT TERM
-fails=0
-n=0
 
-ok()  { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); fails=$((fails + 1)); echo "FAIL $n - $1: $2"; }
+. "$HERE/lib.sh"
 skip() { n=$((n + 1)); echo "ok $n - # SKIP $1: $2"; }
 
 # same NAME A B: files A and B (and their sidecars A.cfg B.cfg) byte-identical
