@@ -26,6 +26,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "config.h"
 #include "cost.h"
 #include "tcpsim.h"
@@ -75,12 +77,6 @@ static double m_of(const struct metrics *m, const char *name)
 	if (id < 0)
 		fail_msg("no metric '%s'", name);
 	return m->v[id];
-}
-
-static void expect_range(double got, double lo, double hi, const char *what)
-{
-	if (!(got >= lo && got <= hi))
-		fail_msg("%s: got %.6g, expected within [%.6g, %.6g]", what, got, lo, hi);
 }
 
 /* Share of the sender's CPU's time spent on the TCP receive work. */

@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "config.h"
 #include "cost.h"
 #include "tcpsim.h"
@@ -48,14 +50,6 @@ static void run(const struct scenario *sc, struct metrics *m)
 	int rc = tcpsim_run(sc, m, &err);
 	if (rc)
 		fail_msg("tcpsim_run: %s", err.msg);
-}
-
-static void expect_within(double got, double want, double rel, const char *what)
-{
-	double e = (got - want) / want;
-	if (e < -rel || e > rel)
-		fail_msg("%s: got %.6g, expected %.6g within %.1f%% (off by %+.2f%%)", what, got, want, rel * 100,
-			 e * 100);
 }
 
 /* One 2 GHz CPU whose only cost is a copy of 1.5 cycles per byte on each

@@ -26,6 +26,8 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
+
 #include "config.h"
 #include "netdev_nic.h"
 #include "sim.h"
@@ -45,21 +47,6 @@ static void run(const struct scenario *sc, struct metrics *m)
 	struct tcpsim_err err = {0};
 	if (config_validate(sc, &err) || tcpsim_run(sc, m, &err))
 		fail_msg("tcpsim_run: %s", err.msg);
-}
-
-static void expect_within(double got, double want, double rel, const char *what)
-{
-	double e = (got - want) / want;
-	if (e < -rel || e > rel)
-		fail_msg("%s: got %.6g, expected %.6g within %.2f%% (off by %+.3f%%)", what, got, want, rel * 100,
-			 e * 100);
-}
-
-/* got < want, with both printed when not */
-static void expect_below(double got, double want, const char *what)
-{
-	if (!(got < want))
-		fail_msg("%s: %.6g is not below %.6g", what, got, want);
 }
 
 /* Two 2-CPU hosts (rhost follows host), bulk TCP_STREAM, receiver on CPU 1. */
