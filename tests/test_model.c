@@ -309,7 +309,7 @@ static void test_lkp_directions(void **state)
  * at 65536 the receivers, so (almost) only the senders sleep, on a full
  * send buffer, woken by the ACKs of the receivers' reads.  Without kswapd's
  * wakeups, which can leave one of the eight pairs at 65536 in the other
- * regime (both are steady: README, "The regime"). */
+ * regime (both are steady: docs/lkp.md, "The regime"). */
 static void test_lkp_regimes(void **state)
 {
 	struct metrics m16, m64, on64;

@@ -18,7 +18,7 @@
  *     target);
  *   - anything else (a directory, a block device, a socket): refused.
  * Every failure is TCPSIM_EIO with one message "cannot write [WHAT ]'PATH':
- * reason" (the exit status of a write failure, README "Exit status");
+ * reason" (the exit status of a write failure, docs/usage.md);
  * "standard output" is named for "-".
  *
  * Before long work a command calls outfile_probe() (the temporary is created

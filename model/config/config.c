@@ -296,7 +296,7 @@ static const struct row rows[] = {
 	 .help = "wake_affine(): pull the wakee to the waker's CPU"},
 	{KEY(G_SCHED, "sched", "domains"), .type = T_ENUM, SC(sched_domains), .names = domains_names,
 	 .def = "host", .unit = "",
-	 .help = "load balancing: host (one domain) or llc (3.6: each LLC, then the LLCs; see README)"},
+	 .help = "load balancing: host (one domain) or llc (3.6: each LLC, then the LLCs; see docs/lkp.md)"},
 
 	/* [mem] */
 	{KEY(G_MEM, "mem", "slab_objs"), .type = T_INT, SC(slab_objs), .min = 1, .max = 4096,
