@@ -433,6 +433,7 @@ int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 	sim->sc = sc;
 	sim->err = err;
 	sim->vec = &run_vectors;
+	sim->proto_rcv = tcp_v4_rcv;
 	sim->dev = netdev_for(sc);
 	if (!sim->dev)
 		return err_set(err, TCPSIM_EUSAGE, "[link] type: '%s' path is not modelled in this version",

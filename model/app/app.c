@@ -64,7 +64,7 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 		t->app->file_off += n;
 	} else {
 		cpu_charge(sim, c, COST_COPY_BYTE, cost[COST_COPY_BYTE] * n);
-		skb_frag_use(sim, c, tc, n);
+		skb_frag_use(sim, c, &tc->frag, n);
 	}
 	t->app->call_left -= n;
 	if (t->app->call_left == 0) {

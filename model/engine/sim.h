@@ -133,6 +133,8 @@ struct sim {
 
 	const struct netdev_ops *dev; /* link.type's path */
 	const struct cpu_vectors *vec; /* interrupt and softirq handlers (cpu.h), set by sim_init */
+	/* the transport's receive handler (inet_protos; tcp_v4_rcv), set by sim_init */
+	void (*proto_rcv)(struct sim *sim, struct cpu *c, struct skb *skb);
 	void *dev_state;
 
 	struct counters cnt;

@@ -16,7 +16,6 @@
 
 #include "cpu.h"
 #include "skb.h"
-#include "tcp.h"
 #include "util.h"
 
 /* netif_rx would drop the frame; the model recovers only from frames that
@@ -127,28 +126,11 @@ const struct netdev_ops netdev_veth = {
 
 void netdev_rx(struct sim *sim, struct cpu *c, struct skb *skb)
 {
-	const double *cost = c->host->cfg->cost_cycles;
-	struct tcp_conn *tc = skb->conn;
-	uint64_t una = tc->snd_una;
-	bool ack = skb->kind == SKB_ACK;
-
-	/* the IP layer and the socket lookup run here, in the softirq */
-	if (!ack)
-		cpu_charge(sim, c, COST_RX_FRAME, cost[COST_RX_FRAME]);
-	if (tcp_defer_to_owner(sim, c, skb))
-		return; /* the owner's process context does the TCP work */
-	if (!ack)
-		cpu_charge(sim, c, COST_RX_TCP, cost[COST_RX_TCP]);
-	else
-		cpu_charge(sim, c, COST_ACK_RX, cost[COST_ACK_RX]);
-	tcp_rcv(sim, c, skb); /* frees an ACK skb */
-	/* FreeBSD's tcp_input calls sowwakeup() whenever an ACK drops data from
-	 * the send buffer (tcp_input.c, FreeBSD 6/7), which wakes a writer in
-	 * sbwait() whatever space it waits for; the writer re-checks its low
-	 * water mark itself (app.c).  Linux wakes it only once a third of the
-	 * buffer is free (sk_stream_write_space, in tcp_input.c). */
-	if (ack && tc->wake_writer_on_ack && tc->snd_una > una)
-		tcp_wake_writer(sim, c, tc);
+	/* the IP layer runs here, in the softirq; the transport is the handler
+	 * sim_init registered (inet_protos: tcp_v4_rcv) */
+	if (skb->kind != SKB_ACK)
+		cpu_charge(sim, c, COST_RX_FRAME, c->host->cfg->cost_cycles[COST_RX_FRAME]);
+	sim->proto_rcv(sim, c, skb);
 }
 
 bool netdev_backlog_enqueue(struct sim *sim, struct cpu *c, struct skb *skb)

@@ -27,7 +27,6 @@
 #include "cpu.h"
 #include "netdev.h"
 #include "skb.h"
-#include "tcp.h"
 #include "util.h"
 
 #define PKT_BLOCK 512

@@ -42,7 +42,8 @@
  *       frame's payload, so tcp_measure_rcv_mss and the ACK rule work on
  *       the MSS (the Myri10GE LRO sets gso_size for exactly this).  LRO and
  *       GRO are the same mechanism here.
- *   netif_receive_skb -> TCP             netdev_rx(): rx_frame (or ack_rx)
+ *   netif_receive_skb -> TCP             netdev_rx(): rx_frame, then tcp_v4_rcv:
+ *       rx_tcp (or ack_rx)
  *       per skb delivered, then tcp_rcv.
  *
  * FreeBSD (the report's sender) has no NAPI: mxge takes its interrupt,

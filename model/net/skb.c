@@ -8,7 +8,6 @@
 
 #include "cpu.h"
 #include "sched.h"
-#include "tcp.h"
 #include "util.h"
 
 void skb_list_push(struct skb_list *l, struct skb *s)
@@ -177,31 +176,31 @@ void skb_defer_flush(struct sim *sim, struct cpu *c)
 	}
 }
 
-void skb_frag_use(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint32_t bytes)
+void skb_frag_use(struct sim *sim, struct cpu *c, struct page_frag *pf, uint32_t bytes)
 {
 	const struct scenario *sc = sim->sc;
 	uint32_t frag_bytes = (uint32_t)sc->frag_pages * PAGE_BYTES;
 	while (bytes > 0) {
 		uint32_t n;
-		if (tc->frag_left == 0) {
+		if (pf->left_bytes == 0) {
 			highorder_alloc(sim, c, sc->frag_pages);
 			sim->cnt.pgalloc += (uint64_t)sc->frag_pages;
 			cpu_charge(sim, c, COST_PAGE_ALLOC, c->host->cfg->cost_cycles[COST_PAGE_ALLOC] * sc->frag_pages);
-			tc->frag_left = frag_bytes;
+			pf->left_bytes = frag_bytes;
 		}
-		n = bytes < tc->frag_left ? bytes : tc->frag_left;
-		tc->frag_left -= n;
+		n = bytes < pf->left_bytes ? bytes : pf->left_bytes;
+		pf->left_bytes -= n;
 		bytes -= n;
 	}
 }
 
-void skb_frag_release(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint32_t bytes)
+void skb_frag_release(struct sim *sim, struct cpu *c, struct page_frag *pf, uint32_t bytes)
 {
 	const struct scenario *sc = sim->sc;
 	uint64_t frag_bytes = (uint64_t)sc->frag_pages * PAGE_BYTES;
-	tc->frag_freed += bytes;
-	while (tc->frag_freed >= frag_bytes) {
-		tc->frag_freed -= frag_bytes;
+	pf->freed_bytes += bytes;
+	while (pf->freed_bytes >= frag_bytes) {
+		pf->freed_bytes -= frag_bytes;
 		sim->cnt.pgfree += (uint64_t)sc->frag_pages;
 		cpu_charge(sim, c, COST_PAGE_FREE, c->host->cfg->cost_cycles[COST_PAGE_FREE] * sc->frag_pages);
 	}

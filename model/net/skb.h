@@ -81,10 +81,16 @@ void skb_free_received(struct sim *sim, struct cpu *c, struct skb *s);
 /* skb_defer_free_flush: release what other CPUs deferred to c. */
 void skb_defer_flush(struct sim *sim, struct cpu *c);
 
-/* Page frags: account `bytes` copied into a STREAM socket's frag on c. */
-void skb_frag_use(struct sim *sim, struct cpu *c, struct tcp_conn *conn, uint32_t bytes);
+/* A socket's page frag (sk->sk_frag), owned by the socket, accounted here. */
+struct page_frag {
+	uint32_t left_bytes;         /* bytes left in the current frag */
+	uint64_t freed_bytes;        /* bytes freed not yet making a whole frag */
+};
+
+/* Page frags: account `bytes` copied into a STREAM socket's frag pf on c. */
+void skb_frag_use(struct sim *sim, struct cpu *c, struct page_frag *pf, uint32_t bytes);
 /* ... and `bytes` of frag data freed on c. */
-void skb_frag_release(struct sim *sim, struct cpu *c, struct tcp_conn *conn, uint32_t bytes);
+void skb_frag_release(struct sim *sim, struct cpu *c, struct page_frag *pf, uint32_t bytes);
 
 void skb_pool_release(struct sim *sim);
 

@@ -111,6 +111,7 @@
 #define TCPSIM_TCP_H
 
 #include "sim.h"
+#include "skb.h" /* struct page_frag */
 
 struct tcp_conn;
 
@@ -191,8 +192,7 @@ struct tcp_conn {
 	sim_ns retrans_stamp;        /* when the first retransmission went */
 	sim_ns hole_sent_at;         /* when the frame at snd_una was first sent */
 	bool dsack_pending;          /* receiver: the next ACK carries a D-SACK */
-	uint32_t frag_left;          /* bytes left in the socket page frag */
-	uint64_t frag_freed;         /* bytes freed not yet making a whole frag */
+	struct page_frag frag;       /* the socket's page frag (skb.c accounts it) */
 
 	/* receiver */
 	uint64_t rcv_nxt, rcv_wup, copied_seq;
@@ -248,6 +248,10 @@ void tcp_recv_done(struct sim *sim, struct cpu *c, struct tcp_conn *tc, int64_t 
 
 /* Input, softirq context on c: a data frame or an ACK for tc. */
 void tcp_rcv(struct sim *sim, struct cpu *c, struct skb *skb);
+/* The transport's receive handler netdev_rx calls (registered by sim_init
+ * as sim->proto_rcv): the socket lookup, the owner's backlog or tcp_rcv,
+ * and FreeBSD's sowwakeup for a socket that has wake_writer_on_ack. */
+void tcp_v4_rcv(struct sim *sim, struct cpu *c, struct skb *skb);
 
 /* tcp_v4_rcv's choice (softirq on c): true if skb was queued for the
  * socket's owner -- the reader is inside recv() (sleeping: prequeue, woken

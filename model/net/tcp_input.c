@@ -145,7 +145,7 @@ void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb
 			skb_list_pop(&tc->wq);
 			tc->wmem_queued -= skb->truesize;
 			if (tc->tx_page_frags)
-				skb_frag_release(sim, c, tc, skb->len);
+				skb_frag_release(sim, c, &tc->frag, skb->len);
 			skb_free(sim, c, skb);
 		}
 		if (tcp_is_cwnd_limited(tc) && tc->ca_state == TCP_CA_OPEN) {
@@ -182,4 +182,30 @@ void tcp_rcv(struct sim *sim, struct cpu *c, struct skb *skb)
 		tcp_rcv_data(sim, c, skb->conn, skb, false);
 	else
 		tcp_rcv_ack(sim, c, skb->conn, skb);
+}
+
+/* tcp_v4_rcv: the socket lookup and TCP's share of a received frame (the
+ * IP layer's is netdev_rx's), then the owner's backlog or tcp_rcv. */
+void tcp_v4_rcv(struct sim *sim, struct cpu *c, struct skb *skb)
+{
+	const double *cost = c->host->cfg->cost_cycles;
+	struct tcp_conn *tc = skb->conn;
+	uint64_t una = tc->snd_una;
+	bool ack = skb->kind == SKB_ACK;
+
+	/* the socket lookup runs here, in the softirq */
+	if (tcp_defer_to_owner(sim, c, skb))
+		return; /* the owner's process context does the TCP work */
+	if (!ack)
+		cpu_charge(sim, c, COST_RX_TCP, cost[COST_RX_TCP]);
+	else
+		cpu_charge(sim, c, COST_ACK_RX, cost[COST_ACK_RX]);
+	tcp_rcv(sim, c, skb); /* frees an ACK skb */
+	/* FreeBSD's tcp_input calls sowwakeup() whenever an ACK drops data from
+	 * the send buffer (tcp_input.c, FreeBSD 6/7), which wakes a writer in
+	 * sbwait() whatever space it waits for; the writer re-checks its low
+	 * water mark itself (app.c).  Linux wakes it only once a third of the
+	 * buffer is free (sk_stream_write_space, in tcp_input.c). */
+	if (ack && tc->wake_writer_on_ack && tc->snd_una > una)
+		tcp_wake_writer(sim, c, tc);
 }
