@@ -82,4 +82,10 @@ if [ -f "$PACED" ]; then
 		-o "validation/live/$M.validate-paced.txt"
 	out="$out, $M.validate-paced.txt"
 fi
+# the temporary directory's name is no result: say what the files were
+for f in validation/live/$M.validate-lo.txt validation/live/$M.fitted.cfg validation/live/$M.validate-veth.txt \
+	validation/live/$M.validate-paced.txt; do
+	[ -f "$f" ] || continue
+	sed "s|$T/|validate.sh:|g" "$f" >"$T/clean" && cat "$T/clean" >"$f"
+done
 echo "wrote $out"
