@@ -361,6 +361,10 @@ static void print_header(FILE *f, const struct calib_cli *o, const struct run_se
 	fprintf(f, "%s after %d iteration%s, %d simulator runs: %s\n",
 		res->converged ? "Converged" : "DID NOT CONVERGE", res->iterations, res->iterations == 1 ? "" : "s",
 		res->evaluations, res->stop_reason);
+	if (res->model_limits > 0)
+		fprintf(f, "%d of the %d simulator runs reached a state the model does not follow and counted as missing\n"
+			   "predictions (100%% misses), which steers the fit away from their parameters; the first: %s\n",
+			res->model_limits, res->evaluations, res->model_limit_msg);
 	if (res->starts_tried > 1)
 		fprintf(f, "Scanned %d starts: chisq %.6g at the profile's values, %.6g at the best start (solved from there)\n",
 			res->starts_tried, res->chisq_start, res->chisq0);

@@ -158,6 +158,10 @@ static void print_fits(FILE *f, const struct run_set *rs, const struct calib_set
 		if (r->starts_tried > 1)
 			fprintf(f, "    (best of %d scanned starts; chisq %.4g at the profile's values)\n", r->starts_tried,
 				r->chisq_start);
+		if (r->model_limits > 0)
+			fprintf(f, "    (%d of %d simulator runs reached a state the model does not follow and counted as\n"
+				   "     missing predictions; the first: %s)\n",
+				r->model_limits, r->evaluations, r->model_limit_msg);
 		calibcli_print_fit(f, cs, r, "    ");
 	}
 }
@@ -325,6 +329,10 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 		int known = 0, right = 0;
 		for (int i = 0; i < rs->n; i++) {
 			const char *mb = busier_role(rs->runs[i].v), *pb = busier_role(v->pred[i].v);
+			if (v->no_pred_why && v->no_pred_why[i]) {
+				fprintf(f, "  %-*s  no prediction: %s\n", idw, rs->runs[i].id, v->no_pred_why[i]);
+				continue;
+			}
 			fprintf(f, "  %-*s  %s\n", idw, rs->runs[i].id,
 				v->pred[i].bottleneck_text[0] ? v->pred[i].bottleneck_text
 							      : bottleneck_kind_name(v->pred[i].bottleneck));

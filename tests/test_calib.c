@@ -306,6 +306,62 @@ static void test_fake_no_convergence(void **state)
 	syn_end(&sy);
 }
 
+/* The simulator's double, but where copy_byte is above 2 the run reaches a
+ * state the model does not follow (sim_fail), and where it is above 50 the
+ * input itself is refused. */
+static int fake_run_limited(const struct scenario *sc, struct metrics *m, struct tcpsim_err *err)
+{
+	double copy = sc->host[0].cost_cycles[COST_COPY_BYTE];
+	if (copy > 50)
+		return err_set(err, TCPSIM_EUSAGE, "fake: refused");
+	if (copy > 2) {
+		err->model_limit = true;
+		return err_set(err, TCPSIM_EUSAGE, "fake: backlog overflowed");
+	}
+	return fake_run(sc, m, err);
+}
+
+static void test_fit_survives_model_limits(void **state)
+{
+	struct syn sy;
+	struct calib_setup cs;
+	struct calib_result res;
+	struct calib_validation v;
+	struct tcpsim_err err = {0};
+	bool train[4] = {true, true, true, false};
+	(void)state;
+
+	syn_begin(&sy, fake_run, 4, -1);
+	/* starts scanned over 0.5..40 cross the limit: those evaluations are
+	 * missing predictions, not the end of the fit */
+	setup_fit(&cs, &sy.cr, fake_run_limited, "cost.copy_byte=0.5:40,cost.tx_frame,cost.syscall");
+	cs.starts = 8;
+	assert_int_equal(calib_fit(&cs, &sy.cr, NULL, &res, &err), TCPSIM_OK);
+	assert_true(res.model_limits > 0);
+	assert_non_null(strstr(res.model_limit_msg, "backlog overflowed"));
+	assert_within(res.value[0], truth_copy, 1e-3);
+	calib_result_free(&res);
+
+	/* validate: a held-out run the model cannot follow has no prediction,
+	 * and says why; the others are predicted */
+	sy.cr.base[3].host[0].cost_cycles[COST_COPY_BYTE] = 3; /* not fitted below: only tx_frame is */
+	setup_fit(&cs, &sy.cr, fake_run_limited, "cost.tx_frame");
+	assert_int_equal(calib_validate(&cs, &sy.cr, CALIB_HOLDOUT_TRAIN, train, &v, &err), TCPSIM_OK);
+	assert_non_null(v.no_pred_why[3]);
+	assert_non_null(strstr(v.no_pred_why[3], "backlog overflowed"));
+	assert_true(isnan(v.pred[3].v[METRIC_THROUGHPUT_MBPS]));
+	assert_null(v.no_pred_why[0]);
+	assert_true(v.pred[0].v[METRIC_THROUGHPUT_MBPS] > 0);
+	calib_validation_free(&v);
+
+	/* any other failure still ends the fit, with its message */
+	sy.cr.base[3].host[0].cost_cycles[COST_COPY_BYTE] = 60;
+	assert_int_equal(calib_validate(&cs, &sy.cr, CALIB_HOLDOUT_TRAIN, train, &v, &err), TCPSIM_EUSAGE);
+	assert_non_null(strstr(err.msg, "fake: refused"));
+	calib_validation_free(&v);
+	syn_end(&sy);
+}
+
 /* ---- leave-one-out and train masks ------------------------------------------------ */
 
 static void test_loo_bookkeeping(void **state)
@@ -641,6 +697,7 @@ int main(void)
 		cmocka_unit_test(test_loo_bookkeeping),
 		cmocka_unit_test(test_train_where),
 		cmocka_unit_test(test_scoped_parameter),
+		cmocka_unit_test(test_fit_survives_model_limits),
 		cmocka_unit_test(test_batch_deterministic),
 		cmocka_unit_test(test_recover_known_costs),
 	};

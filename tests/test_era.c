@@ -269,10 +269,12 @@ static void test_iperf3_select_per_call(void **state)
 	run(&sc, &np);
 	set(&sc, "app.loop", "iperf3");
 	run(&sc, &ip);
-	/* twice the system calls: more syscall time per byte */
+	/* netperf: one send() and one recv() per block; iperf3: the server's
+	 * select() before each read(), the client's one select() per 10
+	 * writes (multisend): (1.1 + 2) / (1 + 1) = 1.55 times the calls */
 	double a = np.host_cat_pct[0][COST_SYSCALL] / m_of(&np, "throughput_mbps");
 	double b = ip.host_cat_pct[0][COST_SYSCALL] / m_of(&ip, "throughput_mbps");
-	expect_range(b / a, 1.8, 2.2, "syscall time per Mbit/s, iperf3 against netperf");
+	expect_range(b / a, 1.5, 1.6, "syscall time per Mbit/s, iperf3 against netperf");
 }
 
 int main(void)

@@ -10,6 +10,8 @@
 #ifndef TCPSIM_ERR_H
 #define TCPSIM_ERR_H
 
+#include <stdbool.h>
+
 enum {
 	TCPSIM_OK = 0,
 	TCPSIM_EUSAGE = 2,   /* bad input: config, CSV, command line */
@@ -20,6 +22,10 @@ enum {
 
 struct tcpsim_err {
 	int code;
+	/* set with the error by sim_fail: the run reached a state the model
+	 * does not follow (a backlog overflow: drops are not modelled), not bad
+	 * input; a fit counts such a run as a missing prediction */
+	bool model_limit;
 	char msg[1024];
 };
 

@@ -72,6 +72,7 @@ int err_set(struct tcpsim_err *e, int code, const char *fmt, ...)
 void err_clear(struct tcpsim_err *e)
 {
 	e->code = 0;
+	e->model_limit = false;
 	e->msg[0] = '\0';
 }
 

@@ -24,6 +24,8 @@ void sim_fail(struct sim *sim, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (!sim->err->code)
+		sim->err->model_limit = true;
 	err_set(sim->err, TCPSIM_EUSAGE, "%s (at t=%.6f s)", msg, (double)sim->now / 1e9);
 	sim->stop = true;
 }

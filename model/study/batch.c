@@ -56,17 +56,18 @@ static void *batch_worker(void *arg)
 	return NULL;
 }
 
-int batch_run(batch_run_fn run, const struct scenario *sc, struct metrics *out, int n, int jobs,
-		     FILE *progress, struct tcpsim_err *err)
+int batch_run_each(batch_run_fn run, const struct scenario *sc, struct metrics *out, int n, int jobs,
+		   FILE *progress, struct tcpsim_err *errs)
 {
-	struct batch b = {.run = run, .sc = sc, .out = out, .n = n, .progress = progress};
+	struct batch b = {.run = run, .sc = sc, .out = out, .n = n, .progress = progress, .errs = errs};
 	pthread_t *tid;
-	int started = 0, rc = TCPSIM_OK;
+	int started = 0, failed = 0;
 
 	if (n <= 0)
-		return TCPSIM_OK;
-	b.errs = xcalloc((size_t)n, sizeof(*b.errs));
+		return 0;
 	b.rc = xcalloc((size_t)n, sizeof(*b.rc));
+	for (int i = 0; i < n; i++)
+		err_clear(&errs[i]);
 	atomic_init(&b.next, 0);
 	atomic_init(&b.done, 0);
 	if (jobs > n)
@@ -85,12 +86,31 @@ int batch_run(batch_run_fn run, const struct scenario *sc, struct metrics *out, 
 	}
 	for (int i = 0; i < n; i++) {
 		if (b.rc[i] != TCPSIM_OK) {
-			rc = err_set(err, b.rc[i], "%s", b.errs[i].msg[0] ? b.errs[i].msg : "simulation failed");
-			break;
+			if (!errs[i].code) /* a run that failed without saying why */
+				err_set(&errs[i], b.rc[i], "simulation failed");
+			failed++;
 		}
 	}
 	free(tid);
 	free(b.rc);
-	free(b.errs);
+	return failed;
+}
+
+int batch_run(batch_run_fn run, const struct scenario *sc, struct metrics *out, int n, int jobs,
+	      FILE *progress, struct tcpsim_err *err)
+{
+	struct tcpsim_err *errs;
+	int rc = TCPSIM_OK;
+
+	if (n <= 0)
+		return TCPSIM_OK;
+	errs = xcalloc((size_t)n, sizeof(*errs));
+	if (batch_run_each(run, sc, out, n, jobs, progress, errs) > 0)
+		for (int i = 0; i < n; i++)
+			if (errs[i].code) {
+				rc = err_set(err, errs[i].code, "%s", errs[i].msg);
+				break;
+			}
+	free(errs);
 	return rc;
 }

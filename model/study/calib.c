@@ -432,6 +432,8 @@ struct fit_ctx {
 	struct cache_entry cache[FIT_CACHE_N];
 	unsigned long clock;
 	int evaluations;
+	int model_limits;          /* evaluations the model could not follow (sim_fail) */
+	char model_limit_msg[512]; /* the first of them */
 	bool failed;
 	struct tcpsim_err err;
 };
@@ -475,6 +477,40 @@ static struct cache_entry *cache_slot(struct fit_ctx *fc)
 }
 
 /*
+ * Run sc[0..n-1] into m[]; a run that reaches a state the model does not
+ * follow (sim_fail: err.model_limit) is not an error here but a missing
+ * prediction: its metrics are NAN (a fit's residuals then count it as a
+ * 100% miss, which steers the solver away from such parameters), *limits
+ * counts it, msg keeps the first message, and why[i] (when why is given)
+ * its own.  Any other failure is the result.
+ */
+static int run_tolerant(const struct calib_setup *cs, const struct scenario *sc, struct metrics *m, int n,
+			FILE *progress, char **why, int *limits, char *msg, size_t msg_len, struct tcpsim_err *err)
+{
+	struct tcpsim_err *errs = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*errs));
+	int rc = TCPSIM_OK;
+
+	if (batch_run_each(cs->run, sc, m, n, cs->jobs, progress, errs) > 0) {
+		for (int i = 0; i < n && !rc; i++) {
+			if (!errs[i].code)
+				continue;
+			if (!errs[i].model_limit) {
+				rc = err_set(err, errs[i].code, "%s", errs[i].msg);
+				break;
+			}
+			for (int k = 0; k < METRIC_N; k++)
+				m[i].v[k] = NAN;
+			if (limits && (*limits)++ == 0 && msg)
+				snprintf(msg, msg_len, "%s", errs[i].msg);
+			if (why)
+				why[i] = xstrdup(errs[i].msg);
+		}
+	}
+	free(errs);
+	return rc;
+}
+
+/*
  * Simulate every fitted run at npts parameter points (p[pt * n_par + j])
  * into m[pt * n_runs + k], in one parallel batch.  0, or -1 with fc->err.
  */
@@ -490,7 +526,8 @@ static int eval_points(struct fit_ctx *fc, const double *p, int npts, struct met
 			rc = scenario_with(cs, &fc->cr->base[fc->runs[k]], &p[pt * cs->n_par],
 					   &sc[pt * fc->n_runs + k], &fc->err);
 	if (!rc)
-		rc = batch_run(cs->run, sc, m, n, cs->jobs, NULL, &fc->err);
+		rc = run_tolerant(cs, sc, m, n, NULL, NULL, &fc->model_limits, fc->model_limit_msg,
+				  sizeof(fc->model_limit_msg), &fc->err);
 	free(sc);
 	fc->evaluations += n;
 	if (rc) {
@@ -937,6 +974,8 @@ int calib_fit(const struct calib_setup *cs, const struct calib_runs *cr, const b
 			     res->stop_reason, res->chisq0, res->chisq);
 out:
 	res->evaluations = fc.evaluations;
+	res->model_limits = fc.model_limits;
+	snprintf(res->model_limit_msg, sizeof(res->model_limit_msg), "%s", fc.model_limit_msg);
 	res->elapsed_s = now_s() - t0;
 	if (w)
 		gsl_multifit_nlinear_free(w);
@@ -952,12 +991,13 @@ out:
 
 /* Predict the runs with mask[i] true, run i with values vals[i] (NULL entry: none). */
 static int predict_each(const struct calib_setup *cs, const struct calib_runs *cr, const bool *mask,
-			const double *const *vals, struct metrics *out, struct tcpsim_err *err)
+			const double *const *vals, struct metrics *out, char **why, struct tcpsim_err *err)
 {
 	int n = cr->rs->n, k = 0, rc = TCPSIM_OK;
 	struct scenario *sc = xmalloc(sizeof(*sc) * (size_t)(n > 0 ? n : 1));
 	struct metrics *m = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*m));
 	int *idx = xcalloc((size_t)(n > 0 ? n : 1), sizeof(int));
+	char **w = why ? xcalloc((size_t)(n > 0 ? n : 1), sizeof(*w)) : NULL;
 
 	for (int i = 0; i < n && !rc; i++) {
 		if (mask && !mask[i])
@@ -966,11 +1006,22 @@ static int predict_each(const struct calib_setup *cs, const struct calib_runs *c
 		rc = scenario_with(cs, &cr->base[i], vals ? vals[i] : NULL, &sc[k], err);
 		k++;
 	}
-	if (!rc)
+	if (!rc && why)
+		rc = run_tolerant(cs, sc, m, k, cs->run_progress, w, NULL, NULL, 0, err);
+	else if (!rc)
 		rc = batch_run(cs->run, sc, m, k, cs->jobs, cs->run_progress, err);
 	if (!rc)
-		for (int j = 0; j < k; j++)
+		for (int j = 0; j < k; j++) {
 			out[idx[j]] = m[j];
+			if (why) {
+				why[idx[j]] = w[j];
+				w[j] = NULL;
+			}
+		}
+	if (w)
+		for (int j = 0; j < k; j++)
+			free(w[j]);
+	free(w);
 	free(idx);
 	free(m);
 	free(sc);
@@ -984,7 +1035,7 @@ int calib_predict(const struct calib_setup *cs, const struct calib_runs *cr, con
 	const double **vals = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*vals));
 	for (int i = 0; i < n; i++)
 		vals[i] = cs->n_par > 0 ? value : NULL;
-	rc = predict_each(cs, cr, mask, vals, out, err);
+	rc = predict_each(cs, cr, mask, vals, out, NULL, err);
 	free(vals);
 	return rc;
 }
@@ -1061,6 +1112,10 @@ void calib_validation_free(struct calib_validation *v)
 	}
 	free(v->folds);
 	free(v->fold_train);
+	if (v->no_pred_why)
+		for (int i = 0; i < v->n_runs; i++)
+			free(v->no_pred_why[i]);
+	free(v->no_pred_why);
 	free(v->pred);
 	free(v->held_out);
 	free(v->fold);
@@ -1087,12 +1142,13 @@ int calib_validate(const struct calib_setup *cs, const struct calib_runs *cr,
 	memset(v, 0, sizeof(*v));
 	v->n_runs = n;
 	v->pred = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*v->pred));
+	v->no_pred_why = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*v->no_pred_why));
 	v->held_out = xcalloc((size_t)(n > 0 ? n : 1), sizeof(bool));
 	v->fold = xcalloc((size_t)(n > 0 ? n : 1), sizeof(int));
 	for (int i = 0; i < n; i++)
 		v->fold[i] = -1;
 	if (cs->n_par == 0)
-		return calib_predict(cs, cr, NULL, NULL, v->pred, err);
+		return predict_each(cs, cr, NULL, NULL, v->pred, v->no_pred_why, err);
 
 	if (holdout == CALIB_HOLDOUT_LOO && n < 2)
 		return err_set(err, TCPSIM_EUSAGE, "validate: leave-one-out needs at least 2 runs (have %d)", n);
@@ -1128,7 +1184,7 @@ int calib_validate(const struct calib_setup *cs, const struct calib_runs *cr,
 		v->held_out[i] = !v->fold_train[f][i];
 		vals[i] = v->folds[f].value;
 	}
-	rc = predict_each(cs, cr, NULL, vals, v->pred, err);
+	rc = predict_each(cs, cr, NULL, vals, v->pred, v->no_pred_why, err);
 	free(vals);
 	return rc;
 }

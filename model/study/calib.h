@@ -167,6 +167,9 @@ struct calib_result {
 	double chisq0, chisq;             /* sum of squared weighted residuals: start, end */
 	double rcond;                     /* reciprocal condition number of J at the end */
 	int iterations, evaluations;      /* solver iterations, simulator runs */
+	int model_limits;                 /* of the evaluations, runs the model could not follow
+					   * (counted as missing predictions) */
+	char model_limit_msg[512];        /* the first such run's message */
 	bool converged;
 	char stop_reason[160];
 	double elapsed_s;
@@ -209,6 +212,9 @@ enum calib_holdout {
 struct calib_validation {
 	int n_runs;
 	struct metrics *pred;        /* [n_runs] */
+	char **no_pred_why;          /* [n_runs] NULL, or why the run has no prediction: the
+				      * model could not follow it (sim_fail's message;
+				      * its metrics are NAN) */
 	bool *held_out;              /* [n_runs] run was not in the fit that predicted it */
 	int *fold;                   /* [n_runs] fold that predicted it; -1: no fit */
 	int n_folds;

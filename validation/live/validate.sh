@@ -3,6 +3,9 @@
 # rows of validation/live/MACHINE.csv and predict every other row, the veth
 # rows and the paced set (MACHINE-paced.csv, when it was measured).
 #
+#   0. tools/bin/costfit: each CPU's busy cycles regressed on the events
+#      it counted (no simulation) -> MACHINE.costfit.txt, where the
+#      profile's starting [cost] values come from
 #   1. tcpsim validate on the loopback rows, --train-where link.mtu=1500,65536:
 #      one fit on those rows (TCP_STREAM and TCP_SENDFILE, pinned apart and
 #      together), every other loopback row predicted -> MACHINE.validate-lo.txt
@@ -61,6 +64,28 @@ EOF
 F=tools/bin/runs-filter
 [ -x "$F" ] || { echo "validate.sh: build tools first (make)" >&2; exit 2; }
 "$F" "$CSV" --scenario "scenarios/live/$M-lo.cfg" -o "$T/lo.csv"
+
+# 0. What each CPU's cycles go to, from the counters alone (no simulation):
+# the starting points of the fit below (scenarios/live/MACHINE.cfg's [cost]).
+GHZ=$(awk -F' *= *' '$1 == "ghz" { print $2; exit }' "scenarios/live/$M.cfg")
+{
+	echo "$M: each CPU's busy cycles regressed on the events it pays for,"
+	echo "over the pinned-apart loopback rows (tools/bin/costfit)"
+	echo
+	echo "The sender's CPU (writes, their bytes, the frames it sends and runs NET_RX"
+	echo "for, the ACKs it takes from its backlog, the wakeups it makes, software"
+	echo "GSO's segments):"
+	tools/bin/costfit "$CSV" --ghz "$GHZ" --y snd_cpu_busy_pct --scenario "scenarios/live/$M-lo.cfg" \
+		--unless app.recv_cpu=0 --x write=writes_per_s --x kb=throughput_mbps*122.0703125 \
+		--x frame=frames_per_s --x ack=acks_per_s --x cs=cs_per_s --x swseg=segs_per_s@offload.tso=off
+	echo
+	echo "The receiver's CPU (iperf3's select + read per block, the copy, the frames"
+	echo "it takes from the backlog, the ACKs it sends and runs NET_RX for):"
+	tools/bin/costfit "$CSV" --ghz "$GHZ" --y rcv_cpu_busy_pct --scenario "scenarios/live/$M-lo.cfg" \
+		--unless app.recv_cpu=0 --x read=writes_per_s --x kb=throughput_mbps*122.0703125 \
+		--x frame=frames_per_s --x ack=acks_per_s --x cal=rcv_cpu_cal_per_s --x swseg=segs_per_s@offload.tso=off
+} >"validation/live/$M.costfit.txt.tmp"
+mv "validation/live/$M.costfit.txt.tmp" "validation/live/$M.costfit.txt"
 "$F" "$CSV" --scenario "scenarios/live/$M-veth.cfg" -o "$T/veth.csv"
 "$F" "$T/lo.csv" --where link.mtu=1500,65536 -o "$T/train.csv"
 
@@ -75,7 +100,7 @@ F=tools/bin/runs-filter
 ./tcpsim validate "$T/veth.csv" --profile "$T/pred.cfg" \
 	--title "$M veth: predicted with the loopback fit" \
 	-o "validation/live/$M.validate-veth.txt"
-out="validation/live/$M.validate-lo.txt, $M.fitted.cfg, $M.validate-veth.txt"
+out="validation/live/$M.costfit.txt, $M.validate-lo.txt, $M.fitted.cfg, $M.validate-veth.txt"
 if [ -f "$PACED" ]; then
 	./tcpsim validate "$PACED" --profile "$T/pred.cfg" \
 		--title "$M paced (bbr-initialised cubic, tcp.pacing=on): predicted with the loopback fit" \
