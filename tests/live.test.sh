@@ -277,6 +277,13 @@ expect_fail "measure-live bad app.test" 2 "app.test: 'UDP_STREAM' is not TCP_STR
 expect_fail "measure-live bad app.recv_cpu" 2 "app.recv_cpu: '4096' is not a CPU" $ML --dry-run --topology lo --set app.recv_cpu=4096
 $ML --dry-run --machine m --topology lo --vary link.mtu=1500,9000 --vary offload.gro=on,off >"$T/plan"
 expect_eq "$(grep -v '^#' "$T/plan" | cut -f1 | tr '\n' ' ')" "m-lo-mtu1500-gro_on m-lo-mtu1500-gro_off m-lo-mtu9000-gro_on m-lo-mtu9000-gro_off " "first axis slowest"
+# --trace: one traced run a point, a text table, the window inside the run
+$ML --dry-run --machine m --trace --topology lo --vary link.mtu=1500,65536 >"$T/plan"
+grep -q '^# --trace: one traced run per point, 1 s traced; output: validation/live/m.trace.txt' "$T/plan" && ok \
+	|| bad "trace plan: $(sed -n 2p "$T/plan")"
+expect_eq "$(grep -vc '^#' "$T/plan")" 2 "trace points"
+expect_fail "measure-live trace window longer than the run" 2 "--trace-window 3: must be above 0 and at most --duration - 1" \
+	$ML --dry-run --trace --trace-window 3 --topology lo --vary link.mtu=1500
 expect_fail "measure-live unknown key" 2 "cannot set 'tcp.sndbuf' on a live machine" $ML --dry-run --topology lo --vary tcp.sndbuf=64K,1M
 expect_fail "measure-live --vary first" 2 "give --topology first" $ML --dry-run --vary link.mtu=1500
 expect_fail "measure-live bad mtu" 2 "link.mtu: '99999' is not an MTU" $ML --dry-run --topology lo --vary link.mtu=1500,99999
