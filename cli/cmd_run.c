@@ -45,6 +45,7 @@ struct cli_args {
 	int nov[2];
 	enum out_format fmt;
 	const char *out;        /* NULL or "-": stdout */
+	const char *folded;     /* run --folded FILE: folded stacks, or NULL */
 	int reps;               /* compare: runs (seeds) per side */
 	int jobs;               /* compare: threads for the runs */
 	int help;
@@ -142,6 +143,14 @@ static int parse_args(int argc, char **argv, struct cli_args *o)
 				o->out = val;
 				continue;
 			}
+			if ((r = cli_option_value(argc, argv, &i, NULL, "--folded", &val)) != 0) {
+				if (r < 0)
+					return usage_error("option '%s' needs an argument (folded stacks file)", a);
+				if (o->max_cfg != 1)
+					return usage_error("--folded: only '%s' writes folded stacks", "tcpsim run");
+				o->folded = val;
+				continue;
+			}
 			if ((r = cli_option_value(argc, argv, &i, NULL, "--reps", &val)) != 0) {
 				if (r < 0)
 					return usage_error("option '%s' needs an argument (runs per side)", a);
@@ -237,13 +246,17 @@ static int memstream_done(FILE *ms, int report_rc, char **buf)
 static void run_usage(FILE *f)
 {
 	fputs("usage: tcpsim run FILE.cfg [-s section.key=value]... [--reps N [-j N]] [--format table|csv|json] [-o OUT]\n"
+	      "                [--folded FILE]\n"
 	      "  -s, --set K=V   override one key after FILE.cfg is read (repeatable, in order)\n"
 	      "  --reps N        N runs, seeds sweep_seed(run.seed, 0, rep): the distribution of the\n"
 	      "                  figures and of the steady state (Regime) each run settled in; the\n"
 	      "                  table shows the run of median throughput in full; csv has a row per run\n"
 	      "  -j N            threads for --reps (default: every online CPU)\n"
 	      "  --format F      table (netperf/LKP style, default), csv (header + one row) or json\n"
-	      "  -o, --output F  write to F (whole or not at all) instead of standard output\n", f);
+	      "  -o, --output F  write to F (whole or not at all) instead of standard output\n"
+	      "  --folded F      also write the CPU time as folded stacks to F (whole or not at all):\n"
+	      "                  'role:host;context;category;cost_key cycles' lines for flamegraph.pl\n"
+	      "                  or speedscope; categories are Cai et al.'s (docs/output.md); not with --reps\n", f);
 }
 
 /* --reps N of one scenario: the distribution of throughput and of the
@@ -343,6 +356,18 @@ int cmd_run(int argc, char **argv)
 	m = xcalloc(1, sizeof(*m));
 	if ((rc = output_check(a.out, a.cfg, a.ncfg)) != 0)
 		goto done;
+	if (a.folded) {
+		if (a.reps > 1) {
+			rc = usage_error("--folded: takes the stacks of one run, not of --reps %s", "N");
+			goto done;
+		}
+		if (a.out && strcmp(a.out, a.folded) == 0 && strcmp(a.out, "-") != 0) {
+			rc = usage_error("--folded '%s' is the -o file too; name two files", a.folded);
+			goto done;
+		}
+		if ((rc = output_check(a.folded, a.cfg, a.ncfg)) != 0)
+			goto done;
+	}
 	if ((rc = load_scenario(sc, a.cfg[0], a.ov[0], a.nov[0])) != 0)
 		goto done;
 	if (a.reps > 1) {
@@ -389,6 +414,21 @@ int cmd_run(int argc, char **argv)
 	}
 	if ((rc = memstream_done(ms, rc, &buf)) != 0)
 		goto done;
+	if (a.folded) {
+		char *fbuf = NULL;
+		size_t flen = 0;
+		FILE *fs = cli_memstream(&fbuf, &flen);
+		if (!fs) {
+			rc = 1;
+			goto done;
+		}
+		rc = memstream_done(fs, report_folded(fs, sc, m), &fbuf);
+		if (rc == 0)
+			rc = output_commit(a.folded, fbuf, flen);
+		free(fbuf);
+		if (rc)
+			goto done;
+	}
 	rc = output_commit(a.out, buf, len);
 done:
 	free(buf);

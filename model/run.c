@@ -289,10 +289,25 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 			}
 			for (int k = 0; k < COST_N; k++)
 				out->host_cat_pct[h][k] += pct(c->acct.cost_ns[k] - c->mark.cost_ns[k], cap);
+			for (int x = 0; x < CTX_N; x++)
+				for (int k = 0; k < COST_N; k++)
+					out->host_ctx_cost_pct[h][x][k] +=
+						pct(c->acct.ctx_cost_ns[x][k] - c->mark.ctx_cost_ns[x][k], cap);
 			out->cpu_busy_pct[h][i] = fmin(100.0, pct(cb, secs * 1e9));
 			busy += cb;
 		}
 		host_util[h] = fmin(100.0, pct(busy, cap));
+	}
+
+	/* the same by Cai et al.'s categories, % of each host's busy time */
+	for (int side = 0; side < 2; side++) {
+		double sh[ROLE_N][CAT_N];
+		costcat_shares((const double(*)[COST_N])out->host_ctx_cost_pct[side ? rhost : 0], sh);
+		for (int c = 0; c < CAT_N; c++) {
+			out->v[METRIC_CAT(side, 0, c)] = sh[ROLE_APP][c] + sh[ROLE_IRQ][c];
+			out->v[METRIC_CAT(side, 1, c)] = sh[ROLE_APP][c];
+			out->v[METRIC_CAT(side, 2, c)] = sh[ROLE_IRQ][c];
+		}
 	}
 
 	bytes_s = (double)d.app_bytes / secs;

@@ -111,6 +111,26 @@ if [ $st -eq 0 ] && head -1 "$TMP/out" | grep -q '^{' && grep -q '"throughput_mb
 else
 	bad "--format json" "exit $st: $(head -c 300 "$TMP/err")"
 fi
+# --folded: folded stacks beside the report, each whole or not written
+"$TCPSIM" run "$D/good.cfg" --folded "$TMP/cpu.folded" >"$TMP/out" 2>"$TMP/err"
+st=$?
+badlines=$(grep -cvE '^[^; ]+;(hardirq|softirq|process);(data_copy|tcp/ip|netdev|skb|mm|lock|sched|etc);[a-z_]+ [1-9][0-9]*$' "$TMP/cpu.folded")
+if [ $st -eq 0 ] && grep -q 'Throughput' "$TMP/out" && [ -s "$TMP/cpu.folded" ] && [ "$badlines" -eq 0 ] &&
+	grep -q '^sender+receiver:[^;]*;process;data_copy;copy_byte [0-9]*$' "$TMP/cpu.folded"; then
+	ok "--folded writes host;context;category;cost lines ($(wc -l <"$TMP/cpu.folded") of them)"
+else
+	bad "--folded" "exit $st, $badlines bad lines: $(head -c 300 "$TMP/err" "$TMP/cpu.folded")"
+fi
+"$TCPSIM" run "$D/good.cfg" --folded "$TMP/no-such-dir/x.folded" -o "$TMP/f.txt" >"$TMP/out" 2>"$TMP/err"
+st=$?
+if [ $st -eq 3 ] && [ ! -e "$TMP/f.txt" ] && grep -qF "cannot write '$TMP/no-such-dir/x.folded'" "$TMP/err"; then
+	ok "--folded into a missing directory: exit 3, and -o is not written either"
+else
+	bad "--folded unwritable" "exit $st: $(head -c 300 "$TMP/err")"
+fi
+bad_input "--folded with --reps" "--folded" "--reps" -- run "$D/good.cfg" --reps 2 --folded "$TMP/r.folded"
+bad_input "--folded to compare" "--folded" "tcpsim run" -- compare "$D/good.cfg" "$D/good.cfg" --folded "$TMP/c.folded"
+bad_input "--folded and -o the same file" "--folded" "$TMP/same" -- run "$D/good.cfg" --folded "$TMP/same" -o "$TMP/same"
 "$TCPSIM" compare "$D/good.cfg" "$D/good.cfg" -s link.mtu=9000 >"$TMP/out" 2>"$TMP/err"
 st=$?
 if [ $st -eq 0 ] && grep -q '   netperf.Throughput_Mbps$' "$TMP/out" && grep -q 'new:  .*-s link.mtu=9000' "$TMP/out"; then

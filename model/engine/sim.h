@@ -93,6 +93,7 @@ struct counters {
 struct cpu_acct {
 	double ctx_ns[CTX_N];
 	double cost_ns[COST_N];
+	double ctx_cost_ns[CTX_N][COST_N]; /* the same split by context (costcat.h's roles) */
 	/* what /proc/softirqs and /proc/interrupts count on this CPU */
 	double netrx;                /* NET_RX handler runs */
 	double hrtimer;              /* HRTIMER softirq runs */

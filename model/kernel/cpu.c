@@ -56,6 +56,7 @@ void cpu_charge(struct sim *sim, struct cpu *c, enum cost_id cost, double cycles
 	c->step_ns += ns;
 	c->acct.ctx_ns[c->step_ctx] += ns;
 	c->acct.cost_ns[cost] += ns;
+	c->acct.ctx_cost_ns[c->step_ctx][cost] += ns;
 }
 
 static void chunk_done(struct sim *sim, void *obj, uint64_t arg)

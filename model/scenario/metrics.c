@@ -108,6 +108,21 @@ const struct metric_desc metric_table[METRIC_N] = {
 	[METRIC_RCV_CPU_CAL_PER_S] = {"rcv_cpu_cal_per_s", NULL, 0, "IPIs/s", "CAL IPIs taken by the receiver's CPU"},
 	[METRIC_SND_CPU_RES_PER_S] = {"snd_cpu_res_per_s", NULL, 0, "IPIs/s", "RES IPIs taken by the sender's CPU"},
 	[METRIC_RCV_CPU_RES_PER_S] = {"rcv_cpu_res_per_s", NULL, 0, "IPIs/s", "RES IPIs taken by the receiver's CPU"},
+	/* cat_{send,recv}[_app|_irq]_<category>_pct (costcat.h) */
+#define CAT_ROW(s, p, c, name, help) [METRIC_CAT(s, p, c)] = {"cat_" name "_pct", NULL, 0, "%", help}
+#define CAT_ROWS(s, p, pre, help)                                                              \
+	CAT_ROW(s, p, CAT_DATA_COPY, pre "data_copy", help), CAT_ROW(s, p, CAT_ETC, pre "etc", help), \
+	CAT_ROW(s, p, CAT_LOCK, pre "lock", help), CAT_ROW(s, p, CAT_MM, pre "mm", help),            \
+	CAT_ROW(s, p, CAT_NETDEV, pre "netdev", help), CAT_ROW(s, p, CAT_SCHED, pre "sched", help),  \
+	CAT_ROW(s, p, CAT_SKB, pre "skb", help), CAT_ROW(s, p, CAT_TCPIP, pre "tcpip", help)
+	CAT_ROWS(0, 0, "send_", "share of the sender's host's busy CPU time in this category of Cai et al."),
+	CAT_ROWS(0, 1, "send_app_", "the same, in process context (applications, system calls)"),
+	CAT_ROWS(0, 2, "send_irq_", "the same, in hardirq and softirq context"),
+	CAT_ROWS(1, 0, "recv_", "share of the receiver's host's busy CPU time in this category of Cai et al."),
+	CAT_ROWS(1, 1, "recv_app_", "the same, in process context (applications, system calls)"),
+	CAT_ROWS(1, 2, "recv_irq_", "the same, in hardirq and softirq context"),
+#undef CAT_ROWS
+#undef CAT_ROW
 };
 
 const char *regime_name(const double *v, double *per_write)

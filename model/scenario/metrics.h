@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "cost.h"
+#include "costcat.h"
 #include "scenario.h"
 
 enum metric_id {
@@ -75,8 +76,16 @@ enum metric_id {
 	METRIC_RCV_CPU_CAL_PER_S,
 	METRIC_SND_CPU_RES_PER_S,
 	METRIC_RCV_CPU_RES_PER_S,
+	/* CPU time by Cai et al.'s categories (costcat.h), % of the host's busy
+	 * time: the sender's host, then the receiver's (rhost); each all
+	 * contexts, process context (app), then hardirq + softirq (irq) */
+	METRIC_CAT_FIRST,
+	METRIC_CAT_LAST = METRIC_CAT_FIRST + 2 * 3 * CAT_N - 1,
 	METRIC_N
 };
+
+/* The column of side (0 sender, 1 receiver), part (0 all, 1 app, 2 irq), category. */
+#define METRIC_CAT(side, part, cat) (METRIC_CAT_FIRST + ((side) * 3 + (part)) * CAT_N + (cat))
 
 /* Number of metrics that form the stable CSV contract (prefix of the enum). */
 #define METRIC_CONTRACT_N (METRIC_ACKS_PER_S + 1)
@@ -120,6 +129,7 @@ struct metrics {
 	/* where the CPU time went: share of all CPU capacity of the host, % */
 	double host_cat_pct[2][COST_N];
 	double host_ctx_pct[2][3];     /* hardirq, softirq, process */
+	double host_ctx_cost_pct[2][3][COST_N]; /* host_cat_pct split by context */
 	double cpu_busy_pct[2][SCENARIO_MAX_CPUS];
 
 	/* what the run was: effective settings after autotuning */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cost.h"
+#include "costcat.h"
 #include "util.h"
 
 static const char *const ctx_names[3] = {"hardirq", "softirq", "process"};
@@ -226,6 +227,30 @@ static int top_costs(const double *pct, int *idx, int max)
 	return n;
 }
 
+/* Host h's busy time by Cai et al.'s categories, all and per role, as columns
+ * ordered by the whole host's share. */
+static void table_categories(FILE *f, const struct metrics *m, int h)
+{
+	static const char *const part[3] = {"all contexts", "app (process context)", "irq (hardirq + softirq)"};
+	double sh[ROLE_N][CAT_N], all[CAT_N];
+	int order[CAT_N];
+
+	costcat_shares((const double(*)[COST_N])m->host_ctx_cost_pct[h], sh);
+	for (int c = 0; c < CAT_N; c++)
+		all[c] = sh[ROLE_APP][c] + sh[ROLE_IRQ][c];
+	costcat_order(all, order);
+	fprintf(f, "    %-27s", "by category, % of busy");
+	for (int i = 0; i < CAT_N; i++)
+		fprintf(f, " %9s", costcat_name(order[i]));
+	fputc('\n', f);
+	for (int p = 0; p < 3; p++) {
+		fprintf(f, "      %-25s", part[p]);
+		for (int i = 0; i < CAT_N; i++)
+			fprintf(f, " %9.1f", p == 0 ? all[order[i]] : sh[p - 1][order[i]]);
+		fputc('\n', f);
+	}
+}
+
 static void table_cpu(FILE *f, const struct scenario *sc, const struct metrics *m)
 {
 	fputs("\nWhere the CPU time went (% of all CPU capacity of the host)\n", f);
@@ -251,6 +276,7 @@ static void table_cpu(FILE *f, const struct scenario *sc, const struct metrics *
 			fprintf(f, "%s %s %.1f%%", i ? "," : "", cost_table[idx[i]].key,
 				m->host_cat_pct[h][idx[i]]);
 		fputc('\n', f);
+		table_categories(f, m, h);
 	}
 }
 
@@ -361,6 +387,19 @@ static json_t *json_cpu_host(const struct scenario *sc, const struct metrics *m,
 	json_object_set_new(o, "context_pct", ctx);
 	json_object_set_new(o, "category_pct", cat);
 	json_object_set_new(o, "cpu_busy_pct", busy);
+	{ /* Cai et al.'s categories, % of the host's busy time (costcat.h) */
+		double sh[ROLE_N][CAT_N];
+		json_t *by = json_object();
+		costcat_shares((const double(*)[COST_N])m->host_ctx_cost_pct[h], sh);
+		for (int p = 0; p < 3; p++) {
+			json_t *one = json_object();
+			for (int c = 0; c < CAT_N; c++)
+				json_object_set_new(one, costcat_name(c),
+						    json_num(p == 0 ? sh[ROLE_APP][c] + sh[ROLE_IRQ][c] : sh[p - 1][c]));
+			json_object_set_new(by, p == 0 ? "all" : costcat_role_name(p - 1), one);
+		}
+		json_object_set_new(o, "busy_by_category_pct", by);
+	}
 	return o;
 }
 
@@ -403,6 +442,35 @@ int report_json(FILE *f, const struct scenario *sc, const struct metrics *m)
 	json_decref(o);
 	fputc('\n', f);
 	return rc ? -1 : stream_status(f);
+}
+
+/* ---- folded stacks ------------------------------------------------------ */
+
+/* A frame name without the folded format's separators (';', blanks). */
+static void folded_frame(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == ';' || *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' ? '_' : *s, f);
+}
+
+int report_folded(FILE *f, const struct scenario *sc, const struct metrics *m)
+{
+	for (int h = 0; h < host_count(sc); h++) {
+		/* % of capacity back to cycles over the measured interval */
+		double cycles_per_pct = m->measured_s * 1e9 * sc->host[h].cpus * sc->host[h].ghz / 100.0;
+		for (int x = 0; x < 3; x++)
+			for (int k = 0; k < COST_N; k++) {
+				long long cyc = llround(m->host_ctx_cost_pct[h][x][k] * cycles_per_pct);
+				if (cyc <= 0)
+					continue;
+				folded_frame(f, host_role(sc, h));
+				fputc(':', f);
+				folded_frame(f, sc->host[h].name);
+				fprintf(f, ";%s;%s;%s %lld\n", ctx_names[x], costcat_name(costcat_table[k].cat),
+					cost_table[k].key, cyc);
+			}
+	}
+	return stream_status(f);
 }
 
 /* ---- compare ----------------------------------------------------------- */

@@ -47,6 +47,16 @@ int report_csv_row(FILE *f, const char *const *extra_vals, int n, const struct m
 /* One JSON object: every metric by name, the run's settings, "cpu" per host. */
 int report_json(FILE *f, const struct scenario *sc, const struct metrics *m);
 
+/*
+ * Folded stacks, one line per host, context and cost that took CPU time:
+ * "ROLE:HOST;CONTEXT;CATEGORY;COST_KEY CYCLES", e.g.
+ * "receiver:xeon;softirq;tcp/ip;rx_frame 123456789" -- the cycles over the
+ * measured interval, an integer; ROLE is sender, receiver or
+ * sender+receiver, CONTEXT hardirq, softirq or process, CATEGORY one of
+ * Cai et al.'s (costcat.h).  flamegraph.pl and speedscope read it as is.
+ */
+int report_folded(FILE *f, const struct scenario *sc, const struct metrics *m);
+
 /* The same object as a jansson value; the caller owns the reference. */
 json_t *report_json_object(const struct scenario *sc, const struct metrics *m);
 

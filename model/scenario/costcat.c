@@ -1,0 +1,105 @@
+/*
+ * costcat: each cost key's category (see costcat.h).  The symbols named in
+ * each row and their categories are those of Cai et al.'s
+ * symbol_mapping.tsv; where a key's work spans categories, the row says
+ * which part decided.
+ */
+#include "costcat.h"
+
+#include <string.h>
+
+const struct costcat_desc costcat_table[COST_N] = {
+	/* entry_SYSCALL_64/do_syscall_64 are sched there, but the call's body
+	 * (sock_sendmsg, tcp_sendmsg_locked, tcp_recvmsg, tcp_cleanup_rbuf) is
+	 * tcp/ip and most of the cost */
+	[COST_SYSCALL]       = {CAT_TCPIP, "tcp_sendmsg, tcp_recvmsg, inet_recvmsg, sock_recvmsg"},
+	[COST_COPY_BYTE]     = {CAT_DATA_COPY, "copy_user_enhanced_fast_string, _copy_to_iter, skb_copy_datagram_iter"},
+	[COST_CSUM_BYTE]     = {CAT_ETC, "csum_partial, do_csum"},
+	[COST_SENDFILE_PAGE] = {CAT_SKB, "skb_fill_page_desc, skb_add_rx_frag (attaching a page to an skb)"},
+	[COST_SKB_ALLOC]     = {CAT_SKB, "__alloc_skb, sk_stream_alloc_skb, build_skb"},
+	[COST_SKB_FREE]      = {CAT_SKB, "__kfree_skb, skb_release_data, skb_release_all"},
+	[COST_PAGE_ALLOC]    = {CAT_MM, "__alloc_pages_nodemask, get_page_from_freelist, page_frag_alloc"},
+	[COST_PAGE_FREE]     = {CAT_MM, "free_unref_page, __free_pages_ok, page_frag_free"},
+	/* the driver's xmit (mlx5e_xmit, netdev) is a smaller part */
+	[COST_TX_FRAME]      = {CAT_TCPIP, "__tcp_transmit_skb, ip_queue_xmit, ip_output, ip_finish_output2"},
+	[COST_TX_SEG]        = {CAT_NETDEV, "tcp_gso_segment, inet_gso_segment, dev_hard_start_xmit, mlx5e_xmit per segment"},
+	[COST_RX_FRAME]      = {CAT_TCPIP, "ip_rcv, ip_local_deliver, tcp_v4_rcv, __inet_lookup_established"},
+	[COST_RX_TCP]        = {CAT_TCPIP, "tcp_v4_do_rcv, tcp_rcv_established, tcp_data_queue, tcp_event_data_recv"},
+	[COST_RX_SEG]        = {CAT_NETDEV, "mlx5e_poll_rx_cq, mlx5e_handle_rx_cqe_mpwrq, __netif_receive_skb_core"},
+	[COST_ACK_TX]        = {CAT_TCPIP, "__tcp_send_ack, __tcp_transmit_skb, ip_output"},
+	[COST_ACK_RX]        = {CAT_TCPIP, "tcp_ack, tcp_ack_update_rtt, tcp_rate_skb_delivered"},
+	[COST_SOFTIRQ]       = {CAT_SCHED, "__softirqentry_text_start, __local_bh_enable_ip (__do_softirq is etc)"},
+	[COST_HARDIRQ]       = {CAT_NETDEV, "mlx5_irq_int_handler, mlx5e_completion_event, napi_schedule_prep, apic_ack_irq"},
+	[COST_WAKEUP]        = {CAT_SCHED, "try_to_wake_up, ttwu_do_wakeup, __wake_up_common"},
+	[COST_CTXSW]         = {CAT_SCHED, "__schedule, __switch_to, finish_task_switch, pick_next_task_fair"},
+	[COST_IPI_SEND]      = {CAT_ETC, "llist_add_batch, native_write_msr"},
+	[COST_IPI_RECV]      = {CAT_ETC, "flush_smp_call_function_queue, sched_ttwu_pending"},
+	/* the ACK the timer sends is ack_tx */
+	[COST_TIMER]         = {CAT_ETC, "mod_timer, lock_timer_base, detach_if_pending"},
+	[COST_GRO_SEG]       = {CAT_NETDEV, "napi_gro_receive, dev_gro_receive, inet_gro_receive, tcp4_gro_receive"},
+	[COST_NAPI_POLL]     = {CAT_NETDEV, "net_rx_action, mlx5e_napi_poll, napi_complete_done"},
+	[COST_TX_COMPL]      = {CAT_NETDEV, "mlx5e_poll_tx_cq, napi_consume_skb"},
+	[COST_TICK]          = {CAT_SCHED, "task_tick_fair, update_curr"},
+	[COST_MONITOR]       = {CAT_ETC, "none of the network stack (a background task's own work)"},
+	[COST_KSWAPD]        = {CAT_MM, "kswapd's page reclaim"},
+	[COST_TIMER_IRQ]     = {CAT_ETC, "hrtimer interrupt: native_write_msr, ktime_get, tick_nohz_next_event"},
+};
+
+static const char *const cat_names[CAT_N][2] = {
+	[CAT_DATA_COPY] = {"data_copy", "data_copy"},
+	[CAT_ETC] = {"etc", "etc"},
+	[CAT_LOCK] = {"lock", "lock"},
+	[CAT_MM] = {"mm", "mm"},
+	[CAT_NETDEV] = {"netdev", "netdev"},
+	[CAT_SCHED] = {"sched", "sched"},
+	[CAT_SKB] = {"skb", "skb"},
+	[CAT_TCPIP] = {"tcp/ip", "tcpip"},
+};
+
+const char *costcat_name(int cat)
+{
+	return cat >= 0 && cat < CAT_N ? cat_names[cat][0] : NULL;
+}
+
+const char *costcat_ident(int cat)
+{
+	return cat >= 0 && cat < CAT_N ? cat_names[cat][1] : NULL;
+}
+
+const char *costcat_role_name(int role)
+{
+	static const char *const names[ROLE_N] = {"app", "irq"};
+	return role >= 0 && role < ROLE_N ? names[role] : NULL;
+}
+
+enum cost_role costcat_role_of_ctx(int ctx)
+{
+	return ctx == 2 ? ROLE_APP : ROLE_IRQ;
+}
+
+void costcat_shares(const double (*ctx_cost)[COST_N], double cat_pct[ROLE_N][CAT_N])
+{
+	double total = 0;
+
+	memset(cat_pct, 0, sizeof(double) * ROLE_N * CAT_N);
+	for (int x = 0; x < 3; x++)
+		for (int k = 0; k < COST_N; k++) {
+			cat_pct[costcat_role_of_ctx(x)][costcat_table[k].cat] += ctx_cost[x][k];
+			total += ctx_cost[x][k];
+		}
+	for (int r = 0; r < ROLE_N; r++)
+		for (int c = 0; c < CAT_N; c++)
+			cat_pct[r][c] = total > 0 ? 100.0 * cat_pct[r][c] / total : 0;
+}
+
+void costcat_order(const double *pct, int order[CAT_N])
+{
+	for (int c = 0; c < CAT_N; c++) {
+		int j = c;
+		while (j > 0 && pct[order[j - 1]] < pct[c]) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = c;
+	}
+}

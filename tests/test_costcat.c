@@ -1,0 +1,350 @@
+/*
+ * test_costcat: CPU time by Cai et al.'s categories (model/scenario/costcat.h)
+ * and the outputs that carry it.
+ *
+ *  - The table: every cost key has a category and the kernel symbols it
+ *    stands for (a key added without a row fails here); the shares
+ *    against a hand-made split (oracle: arithmetic).
+ *  - The columns: metric_table's cat_* names rebuilt from the parts.
+ *  - Round trips: a run's CSV read back by tcpsim's own reader
+ *    (csvread.h, metric_find) and its JSON by jansson give the same
+ *    shares; its folded stacks parsed back give each host's, context's
+ *    and cost's cycles and the category of each cost.
+ *  - Cai et al.'s single flow (scenarios/modern/): with TSO/GRO, jumbo
+ *    frames and the interrupt on the reader's CPU (for aRFS) the receiver's
+ *    CPU is the bottleneck and data_copy its largest category; with every
+ *    offload off tcp/ip is the receiver's largest category, as in their
+ *    sample profile (37.2%).  Places two and three of that profile
+ *    (netdev, then etc or skb) are not met by the model's reference costs
+ *    and are not asserted: docs/output.md gives the numbers side by side
+ *    and names the costs that are mis-sized.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expect.h"
+
+#include "config.h"
+#include "costcat.h"
+#include "csvread.h"
+#include "report.h"
+#include "tcpsim.h"
+
+static void load_run(const char *path, struct scenario *sc, struct metrics *m, const char *set_key,
+		     const char *set_val)
+{
+	struct tcpsim_err err = {0};
+
+	config_defaults(sc);
+	if (config_load(sc, path, &err))
+		fail_msg("%s", err.msg);
+	if (set_key && config_set(sc, set_key, set_val, "test", &err))
+		fail_msg("%s", err.msg);
+	if (config_validate(sc, &err) || tcpsim_run(sc, m, &err))
+		fail_msg("tcpsim_run %s: %s", path, err.msg);
+}
+
+/* The largest category of side (0 sender, 1 receiver) and part (0 all). */
+static int top_cat(const struct metrics *m, int side, int part)
+{
+	double v[CAT_N];
+	int order[CAT_N];
+	for (int c = 0; c < CAT_N; c++)
+		v[c] = m->v[METRIC_CAT(side, part, c)];
+	costcat_order(v, order);
+	return order[0];
+}
+
+/* ---- the table ---------------------------------------------------------- */
+
+static void test_every_cost_has_a_category(void **state)
+{
+	(void)state;
+	for (int k = 0; k < COST_N; k++) {
+		if (!costcat_table[k].symbols)
+			fail_msg("cost '%s' has no row in costcat_table", cost_table[k].key);
+		assert_true(costcat_table[k].cat >= 0 && costcat_table[k].cat < CAT_N);
+	}
+	for (int c = 0; c < CAT_N; c++) {
+		assert_non_null(costcat_name(c));
+		assert_non_null(costcat_ident(c));
+		assert_null(strpbrk(costcat_ident(c), "/; ")); /* a column and a frame name */
+		for (int d = 0; d < c; d++)
+			assert_string_not_equal(costcat_name(c), costcat_name(d));
+	}
+	assert_null(costcat_name(CAT_N));
+	assert_string_equal(costcat_name(CAT_TCPIP), "tcp/ip");
+	/* a few rows a reader of Cai et al.'s table checks first */
+	assert_int_equal(costcat_table[COST_COPY_BYTE].cat, CAT_DATA_COPY);
+	assert_int_equal(costcat_table[COST_CSUM_BYTE].cat, CAT_ETC); /* csum_partial */
+	assert_int_equal(costcat_table[COST_GRO_SEG].cat, CAT_NETDEV);
+	assert_int_equal(costcat_table[COST_CTXSW].cat, CAT_SCHED);
+}
+
+static void test_shares_oracle(void **state)
+{
+	double ctx_cost[3][COST_N] = {{0}}, sh[ROLE_N][CAT_N];
+	int order[CAT_N];
+	(void)state;
+
+	ctx_cost[0][COST_HARDIRQ] = 10;   /* netdev, irq */
+	ctx_cost[1][COST_RX_FRAME] = 30;  /* tcp/ip, irq */
+	ctx_cost[2][COST_RX_TCP] = 20;    /* tcp/ip, app */
+	ctx_cost[2][COST_COPY_BYTE] = 40; /* data_copy, app */
+	costcat_shares((const double(*)[COST_N])ctx_cost, sh);
+	assert_true(sh[ROLE_IRQ][CAT_NETDEV] == 10);
+	assert_true(sh[ROLE_IRQ][CAT_TCPIP] == 30);
+	assert_true(sh[ROLE_APP][CAT_TCPIP] == 20);
+	assert_true(sh[ROLE_APP][CAT_DATA_COPY] == 40);
+	assert_true(sh[ROLE_APP][CAT_MM] == 0);
+	{
+		double all[CAT_N];
+		for (int c = 0; c < CAT_N; c++)
+			all[c] = sh[ROLE_APP][c] + sh[ROLE_IRQ][c];
+		costcat_order(all, order);
+		assert_int_equal(order[0], CAT_TCPIP); /* 50 */
+		assert_int_equal(order[1], CAT_DATA_COPY);
+		assert_int_equal(order[2], CAT_NETDEV);
+		assert_int_equal(order[3], CAT_ETC); /* the zeros keep their order */
+	}
+	memset(ctx_cost, 0, sizeof(ctx_cost));
+	costcat_shares((const double(*)[COST_N])ctx_cost, sh);
+	for (int c = 0; c < CAT_N; c++)
+		assert_true(sh[ROLE_APP][c] == 0 && sh[ROLE_IRQ][c] == 0);
+}
+
+static void test_column_names(void **state)
+{
+	static const char *const side[2] = {"send", "recv"};
+	static const char *const part[3] = {"", "_app", "_irq"};
+	(void)state;
+	assert_int_equal(METRIC_CAT_LAST, METRIC_N - 1);
+	for (int s = 0; s < 2; s++)
+		for (int p = 0; p < 3; p++)
+			for (int c = 0; c < CAT_N; c++) {
+				char want[64];
+				snprintf(want, sizeof(want), "cat_%s%s_%s_pct", side[s], part[p], costcat_ident(c));
+				assert_string_equal(metric_table[METRIC_CAT(s, p, c)].name, want);
+				assert_int_equal(metric_find(want), METRIC_CAT(s, p, c));
+			}
+}
+
+/* ---- round trips ---------------------------------------------------------- */
+
+struct csv_back {
+	int col[METRIC_N]; /* column of metric i, or -1 */
+	double v[METRIC_N];
+	int rows;
+};
+
+static int on_record(void *ctx, struct csvread_rec *rec, struct tcpsim_err *err)
+{
+	struct csv_back *b = ctx;
+	(void)err;
+	if (b->rows++ == 0) {
+		for (int i = 0; i < METRIC_N; i++)
+			b->col[i] = -1;
+		for (int f = 0; f < rec->n; f++) {
+			int id = metric_find(rec->field[f]);
+			if (id >= 0)
+				b->col[id] = f;
+		}
+		return TCPSIM_OK;
+	}
+	for (int i = 0; i < METRIC_N; i++)
+		b->v[i] = b->col[i] >= 0 && b->col[i] < rec->n ? strtod(rec->field[b->col[i]], NULL) : NAN;
+	return TCPSIM_OK;
+}
+
+static void test_csv_json_round_trip(void **state)
+{
+	struct scenario sc;
+	struct metrics m;
+	struct csv_back back;
+	struct tcpsim_err err = {0};
+	char path[] = "/tmp/test_costcat.XXXXXX";
+	json_error_t jerr;
+	char *text = NULL;
+	size_t len;
+	FILE *f;
+	int fd;
+	(void)state;
+
+	load_run("scenarios/modern/cai-nooffload.cfg", &sc, &m, NULL, NULL);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	assert_int_equal(report_csv(f, &sc, &m), 0);
+	assert_int_equal(fclose(f), 0);
+	memset(&back, 0, sizeof(back));
+	if (csvread_file(path, "report", on_record, &back, &err))
+		fail_msg("%s", err.msg);
+	remove(path);
+	assert_int_equal(back.rows, 2);
+	for (int s = 0; s < 2; s++) {
+		double sum = 0;
+		for (int c = 0; c < CAT_N; c++) {
+			int id = METRIC_CAT(s, 0, c);
+			assert_true(back.col[id] >= 0);
+			assert_true(fabs(back.v[id] - m.v[id]) <= 5e-6 * fabs(m.v[id]) + 1e-12);
+			/* all = app + irq */
+			assert_true(fabs(m.v[id] - m.v[METRIC_CAT(s, 1, c)] - m.v[METRIC_CAT(s, 2, c)]) < 1e-9);
+			sum += back.v[id];
+		}
+		expect_within(sum, 100, 1e-4, "categories of a host add up to its busy time");
+	}
+
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(report_json(f, &sc, &m), 0);
+	assert_int_equal(fclose(f), 0);
+	json_t *o = json_loads(text, 0, &jerr);
+	if (!o)
+		fail_msg("JSON does not parse: line %d: %s", jerr.line, jerr.text);
+	for (int h = 0; h < 2; h++) {
+		json_t *by = json_object_get(json_array_get(json_object_get(o, "cpu"), (size_t)h), "busy_by_category_pct");
+		static const char *const parts[3] = {"all", "app", "irq"};
+		assert_non_null(by);
+		for (int p = 0; p < 3; p++)
+			for (int c = 0; c < CAT_N; c++) {
+				json_t *v = json_object_get(json_object_get(by, parts[p]), costcat_name(c));
+				assert_non_null(v);
+				assert_true(fabs(json_number_value(v) - m.v[METRIC_CAT(h, p, c)]) < 1e-9);
+				v = json_object_get(o, metric_table[METRIC_CAT(h, p, c)].name);
+				assert_true(json_number_value(v) == m.v[METRIC_CAT(h, p, c)]);
+			}
+	}
+	json_decref(o);
+	free(text);
+}
+
+static void test_folded_round_trip(void **state)
+{
+	static const char *const ctxn[3] = {"hardirq", "softirq", "process"};
+	static const char *const role[2] = {"sender", "receiver"};
+	struct scenario sc;
+	struct metrics m;
+	double got[2][3][COST_N] = {{{0}}};
+	char *text = NULL, *save = NULL;
+	size_t len;
+	int lines = 0;
+	FILE *f;
+	(void)state;
+
+	load_run("scenarios/modern/cai-nooffload.cfg", &sc, &m, NULL, NULL);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(report_folded(f, &sc, &m), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_true(len > 0 && text[len - 1] == '\n');
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(line, ' '), *end, *fr[4];
+		int h = -1, x = -1, k = -1, n = 0;
+		lines++;
+		assert_non_null(sp);
+		*sp = '\0';
+		long long cyc = strtoll(sp + 1, &end, 10);
+		assert_true(*end == '\0' && cyc > 0);
+		for (char *s2 = NULL, *p = strtok_r(line, ";", &s2); p; p = strtok_r(NULL, ";", &s2)) {
+			assert_true(n < 4);
+			fr[n++] = p;
+		}
+		assert_int_equal(n, 4);
+		for (int i = 0; i < 2; i++) {
+			char want[96];
+			snprintf(want, sizeof(want), "%s:%s", role[i], sc.host[i].name);
+			if (strcmp(fr[0], want) == 0)
+				h = i;
+		}
+		for (int i = 0; i < 3; i++)
+			if (strcmp(fr[1], ctxn[i]) == 0)
+				x = i;
+		for (int i = 0; i < COST_N; i++)
+			if (strcmp(fr[3], cost_table[i].key) == 0)
+				k = i;
+		if (h < 0 || x < 0 || k < 0)
+			fail_msg("unknown frame in '%s;%s;%s;%s'", fr[0], fr[1], fr[2], fr[3]);
+		assert_string_equal(fr[2], costcat_name(costcat_table[k].cat));
+		assert_true(got[h][x][k] == 0); /* one line each */
+		got[h][x][k] = (double)cyc;
+	}
+	assert_true(lines > 10);
+	for (int h = 0; h < 2; h++) {
+		double per_pct = m.measured_s * 1e9 * sc.host[h].cpus * sc.host[h].ghz / 100.0;
+		for (int x = 0; x < 3; x++)
+			for (int k = 0; k < COST_N; k++) {
+				double want = m.host_ctx_cost_pct[h][x][k] * per_pct;
+				if (fabs(got[h][x][k] - want) > 0.5 + 1e-9 * want)
+					fail_msg("%s %s %s: %.0f cycles, expected %.1f", role[h], ctxn[x],
+						 cost_table[k].key, got[h][x][k], want);
+			}
+	}
+	free(text);
+}
+
+/* ---- Cai et al.'s single flow --------------------------------------------- */
+
+static void test_all_optimisations_bound_by_receiver_copy(void **state)
+{
+	struct scenario sc;
+	struct metrics m;
+	(void)state;
+
+	load_run("scenarios/modern/cai-allopts.cfg", &sc, &m, NULL, NULL);
+	assert_int_equal(m.bottleneck, BOTTLENECK_CPU);
+	assert_int_equal(m.bottleneck_host, 1);
+	assert_int_equal(m.bottleneck_cpu, sc.recv_cpu);
+	expect_range(m.bottleneck_util_pct, 99, 100, "receiver's CPU busy");
+	if (top_cat(&m, 1, 0) != CAT_DATA_COPY)
+		fail_msg("receiver's largest category is %s (%.1f%%), not data_copy (%.1f%%)",
+			 costcat_name(top_cat(&m, 1, 0)), m.v[METRIC_CAT(1, 0, top_cat(&m, 1, 0))],
+			 m.v[METRIC_CAT(1, 0, CAT_DATA_COPY)]);
+	/* the copy to user space is the reader's, in process context */
+	expect_within(m.v[METRIC_CAT(1, 1, CAT_DATA_COPY)], m.v[METRIC_CAT(1, 0, CAT_DATA_COPY)], 1e-9,
+		      "receiver's data_copy in process context");
+	/* and it is a sample, not the only cost: the stack's work is still there */
+	expect_range(m.v[METRIC_CAT(1, 0, CAT_DATA_COPY)], 40, 90, "receiver's data_copy share");
+}
+
+static void test_no_offload_tcpip_largest(void **state)
+{
+	struct scenario sc;
+	struct metrics m;
+	(void)state;
+
+	load_run("scenarios/modern/cai-nooffload.cfg", &sc, &m, NULL, NULL);
+	assert_true(m.v[METRIC_SEGS_PER_FRAME] > 1); /* GSO in software: always on since 4.13 */
+	if (top_cat(&m, 1, 0) != CAT_TCPIP)
+		fail_msg("receiver's largest category is %s (%.1f%%), not tcp/ip (%.1f%%)",
+			 costcat_name(top_cat(&m, 1, 0)), m.v[METRIC_CAT(1, 0, top_cat(&m, 1, 0))],
+			 m.v[METRIC_CAT(1, 0, CAT_TCPIP)]);
+	/* the interrupt is on another CPU than the reader (no aRFS): the
+	 * softirq's share is tcp/ip and netdev, the reader's has the copy */
+	assert_true(m.v[METRIC_CAT(1, 2, CAT_NETDEV)] > 0);
+	assert_true(m.v[METRIC_CAT(1, 2, CAT_DATA_COPY)] == 0);
+	assert_true(m.v[METRIC_CAT(1, 1, CAT_DATA_COPY)] > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_cost_has_a_category),
+		cmocka_unit_test(test_shares_oracle),
+		cmocka_unit_test(test_column_names),
+		cmocka_unit_test(test_csv_json_round_trip),
+		cmocka_unit_test(test_folded_round_trip),
+		cmocka_unit_test(test_all_optimisations_bound_by_receiver_copy),
+		cmocka_unit_test(test_no_offload_tcpip_largest),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
