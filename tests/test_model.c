@@ -324,10 +324,10 @@ static void test_lkp_regimes(void **state)
 	/* and without kswapd no wakeup crosses CPUs: no RES at all */
 	assert_true(m16.v[METRIC_RES_IPIS_PER_S] == 0 && m64.v[METRIC_RES_IPIS_PER_S] == 0);
 	assert_true(m16.v[METRIC_KSWAPD_WAKES_PER_S] == 0);
-	/* with kswapd (the profile) one pair may settle sender-bound, as in
-	 * seed 1, and cs still falls by more than half */
+	/* with kswapd (the profile) the pairs settle receiver-bound too (its
+	 * wakeups add the reader's), and cs falls by more than half */
 	lkp_run("scenarios/loopback-64k.cfg", "1", &on64);
-	assert_true(on64.v[METRIC_WAKEUPS_PER_S] > 2 * on64.v[METRIC_SND_WAKEUPS_PER_S]);
+	assert_true(on64.v[METRIC_SND_WAKEUPS_PER_S] > 0.5 * on64.v[METRIC_WAKEUPS_PER_S]);
 	assert_true(on64.v[METRIC_CS_PER_S] < 0.5 * m16.v[METRIC_CS_PER_S]);
 }
 

@@ -200,6 +200,18 @@ static void softirq_step(struct sim *sim, struct cpu *c)
 		c->netrx_pending = true; /* __raise_softirq_irqoff again: another run */
 }
 
+void cpu_softirq_inline(struct sim *sim, struct cpu *c)
+{
+	int ctx = c->step_ctx;
+
+	if (ctx != CTX_PROCESS || c->bh_off)
+		return;
+	c->step_ctx = CTX_SOFTIRQ; /* charged as softirq time, within this step */
+	while (softirq_pending(c))
+		softirq_step(sim, c);
+	c->step_ctx = ctx;
+}
+
 void cpu_dispatch(struct sim *sim, struct cpu *c)
 {
 	for (int guard = 0;; guard++) {

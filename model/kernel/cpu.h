@@ -127,6 +127,14 @@ void cpu_dispatch(struct sim *sim, struct cpu *c);
 
 /* Ask c to dispatch soon (an event at `now`): safe from another CPU's step. */
 void cpu_kick(struct sim *sim, struct cpu *c);
+/* Called by a software device (lo, veth) right after it queued a frame on
+ * c's backlog: in a process-context step with bottom halves on, run the
+ * pending softirqs now, inside the step and charged as softirq time --
+ * netif_rx raised NET_RX with BH off and the local_bh_enable that ends
+ * dev_queue_xmit runs do_softirq there and then, so each frame a task sends
+ * is received before the task sends the next.  Elsewhere (softirq,
+ * hardirq, BH off) the frame waits for the running or the next NET_RX. */
+void cpu_softirq_inline(struct sim *sim, struct cpu *c);
 
 /* A hardirq for c: preempts whatever chunk runs there. */
 void cpu_raise_irq(struct sim *sim, struct cpu *c, enum irq_kind kind, void *obj);

@@ -90,6 +90,8 @@ static void lo_deliver_now(struct sim *sim, struct cpu *c, struct skb *skb)
 {
 	if (!netdev_backlog_enqueue(sim, c, skb))
 		backlog_overflow(sim, c);
+	else
+		cpu_softirq_inline(sim, c);
 }
 
 
