@@ -71,14 +71,16 @@ static void lo_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
 
 	if (skb->kind == SKB_DATA)
 		cpu_charge(sim, c, COST_TX_FRAME, c->host->cfg->cost_cycles[COST_TX_FRAME]);
-	if (skb->kind == SKB_DATA && skb->segs > 1 && !sc->tso) {
+	if (skb->kind == SKB_DATA && skb->segs > 1 && !sc->tso)
 		lo_segment(sim, c, skb, sc->delay_ns > 0 ? lo_deliver_later : lo_deliver_now);
-		return;
-	}
-	if (sc->delay_ns > 0)
+	else if (sc->delay_ns > 0)
 		lo_deliver_later(sim, c, skb);
 	else
 		lo_deliver_now(sim, c, skb);
+	/* every skb of this dev_queue_xmit is on the backlog: its
+	 * local_bh_enable runs them in one NET_RX (from a task's send) */
+	if (sc->delay_ns == 0)
+		cpu_softirq_inline(sim, c);
 }
 
 static void lo_deliver_later(struct sim *sim, struct cpu *c, struct skb *skb)
@@ -90,8 +92,6 @@ static void lo_deliver_now(struct sim *sim, struct cpu *c, struct skb *skb)
 {
 	if (!netdev_backlog_enqueue(sim, c, skb))
 		backlog_overflow(sim, c);
-	else
-		cpu_softirq_inline(sim, c);
 }
 
 
@@ -112,10 +112,12 @@ static void veth_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
 		cpu_charge(sim, c, COST_GRO_SEG, cost[COST_GRO_SEG] * skb->segs);
 		cpu_charge(sim, c, COST_NAPI_POLL, cost[COST_NAPI_POLL]);
 		sim->cnt.gro_merges += skb->segs - 1u;
-		if (sc->delay_ns > 0)
+		if (sc->delay_ns > 0) {
 			lo_deliver_later(sim, c, skb);
-		else
+		} else {
 			lo_deliver_now(sim, c, skb);
+			cpu_softirq_inline(sim, c);
+		}
 		return;
 	}
 	lo_xmit(sim, c, skb);
