@@ -307,6 +307,29 @@ static void test_lo_receive_inside_send(void **state)
 	expect_range(m_of(&m, "netrx_softirqs_per_s"), 0.5 * m_of(&m, "frames_per_s"), 1e12, "NET_RX runs");
 }
 
+/* EEVDF (6.6): a reader woken on its writer's CPU waits for the writer's
+ * slice (RUN_TO_PARITY) instead of preempting it with CFS's sleeper
+ * credit: far fewer switches, and the reader takes many writes per turn,
+ * so fewer ACKs per write. */
+static void test_eevdf_run_to_parity(void **state)
+{
+	struct scenario sc;
+	struct metrics cfs, ev;
+	(void)state;
+	base(&sc, "6.5");
+	set(&sc, "app.recv_cpu", "0");
+	run(&sc, &cfs);
+	base(&sc, "6.6");
+	set(&sc, "app.recv_cpu", "0");
+	run(&sc, &ev);
+	if (!(m_of(&ev, "cs_per_s") / m_of(&ev, "writes_per_s") < 0.25 * m_of(&cfs, "cs_per_s") / m_of(&cfs, "writes_per_s")))
+		fail_msg("switches per write: CFS %.3f, EEVDF %.3f", m_of(&cfs, "cs_per_s") / m_of(&cfs, "writes_per_s"),
+			 m_of(&ev, "cs_per_s") / m_of(&ev, "writes_per_s"));
+	if (!(m_of(&ev, "acks_per_s") / m_of(&ev, "writes_per_s") < 0.5 * m_of(&cfs, "acks_per_s") / m_of(&cfs, "writes_per_s")))
+		fail_msg("ACKs per write: CFS %.3f, EEVDF %.3f", m_of(&cfs, "acks_per_s") / m_of(&cfs, "writes_per_s"),
+			 m_of(&ev, "acks_per_s") / m_of(&ev, "writes_per_s"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_idle_poll_and_exit),
 		cmocka_unit_test(test_iperf3_select_per_call),
 		cmocka_unit_test(test_lo_receive_inside_send),
+		cmocka_unit_test(test_eevdf_run_to_parity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,17 @@ static sim_ns wakeup_gran_ns(const struct cpu *c)
 	return c->host->sim->sc->sched_wakeup_gran_ns * c->host->sched_factor;
 }
 
+/* EEVDF replaced CFS's wakeup rules in 6.6 (147f3efaa241): a task's
+ * request is one base slice (sysctl_sched_base_slice, the old
+ * min_granularity, scaled like it), a woken task is placed by its lag with
+ * no sleeper credit, and with RUN_TO_PARITY the running task keeps the CPU
+ * until its slice is used (update_deadline at the next update_curr: a
+ * wakeup or a tick) -- a woken reader waits for the writer's slice. */
+static bool eevdf(const struct cpu *c)
+{
+	return host_kernel_at_least(c->host, 6, 6);
+}
+
 static uint32_t nr_running(const struct cpu *c)
 {
 	return c->nrq + (c->curr ? 1 : 0);
@@ -199,7 +210,7 @@ static void schedule(struct sim *sim, struct cpu *c)
 		sim_ns mg = min_gran_ns(c);
 		if ((sim_ns)nr * mg > period)
 			period = (sim_ns)nr * mg;
-		c->slice_end = sim->now + period / (nr ? nr : 1);
+		c->slice_end = sim->now + (eevdf(c) ? mg : period / (nr ? nr : 1));
 		if (next->sleep_start >= 0) {
 			next->sleep_ns += sim->now - next->sleep_start;
 			next->sleep_start = -1;
@@ -379,9 +390,10 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 	target = select_cpu(waker, t, sync);
 	was_idle = cpu_is_idle(target);
 	runs_at = wake_time(sim, target);
-	/* place_entity: a sleeper gets at most half a latency of credit */
+	/* place_entity: a sleeper gets at most half a latency of credit (CFS);
+	 * none under EEVDF, which keeps only its lag (taken here as none) */
 	{
-		double floor_v = target->min_vruntime - (double)latency_ns(target) / 2;
+		double floor_v = target->min_vruntime - (eevdf(target) ? 0.0 : (double)latency_ns(target) / 2);
 		if (t->cpu != target) { /* migrating: vruntime is relative to the old queue */
 			t->vruntime_ns = t->vruntime_ns - t->cpu->min_vruntime + target->min_vruntime;
 			sim->cnt.migrations++;
@@ -392,7 +404,9 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 	rq_enqueue(sim, target, t);
 	{
 		bool preempt = target->curr == NULL;
-		if (!preempt) { /* check_preempt_wakeup */
+		if (!preempt && eevdf(target)) { /* check_preempt_wakeup_fair: pick_eevdf, RUN_TO_PARITY */
+			preempt = sim->now >= target->slice_end;
+		} else if (!preempt) { /* check_preempt_wakeup */
 			struct task *cur = target->curr;
 			double cur_v = cur->vruntime_ns + (double)(sim->now - target->exec_start);
 			preempt = cur_v - t->vruntime_ns > (double)wakeup_gran_ns(target);
