@@ -95,6 +95,9 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 			tc->rcvbuf = min64(2 * per_seg * init_segs, sc->rmem_max);
 		if (!tc->sndbuf_locked && tc->sndbuf < per_seg * sc->init_cwnd)
 			tc->sndbuf = min64(per_seg * sc->init_cwnd, sc->wmem_max);
+		/* 3.13+: tcp_init_buffer_space -> tcp_sndbuf_expand */
+		if (!tc->sndbuf_locked && host_kernel_at_least(tc->snd_host, 3, 13))
+			tc->sndbuf = max64(tc->sndbuf, min64(tcp_sndbuf_want(tc, sc->init_cwnd, sc->reordering), sc->wmem_max));
 	}
 	tc->window_clamp = tcp_win_from_space(tc, tc->rcvbuf);
 	/* tcp_select_initial_window: the scale that lets the largest buffer

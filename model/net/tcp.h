@@ -128,6 +128,9 @@ struct tcp_cc_ops {
 	/* required: the reduced ssthresh on entering recovery (segments);
 	 * may update the algorithm's private state */
 	double (*ssthresh)(struct tcp_conn *tc);
+	/* optional: an ACK that acked new data, with its RTT sample
+	 * (pkts_acked with ack_sample.rtt_us), before cong_avoid */
+	void (*pkts_acked)(struct sim *sim, struct tcp_conn *tc, sim_ns rtt_ns);
 };
 
 extern const struct tcp_cc_ops tcp_reno;
@@ -140,6 +143,12 @@ const struct tcp_cc_ops *tcp_cc_for(enum cc_algo algo);
 struct tcp_cubic_priv {
 	double wmax, k;              /* W_max (segments), K (s) */
 	sim_ns epoch;                /* start of the current epoch; -1: none */
+	/* HyStart (5.6+ hosts): the round (bictcp_hystart_reset), the ACK
+	 * train and the delay samples, in ns */
+	bool found;
+	sim_ns round_start, last_ack, delay_min, curr_rtt;
+	uint64_t end_seq;
+	int sample_cnt;
 };
 union tcp_cc_priv {
 	struct tcp_cubic_priv cubic; /* tcp_cubic.c */

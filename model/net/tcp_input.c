@@ -9,6 +9,23 @@
  */
 #include "tcp_impl.h"
 
+/* x86-64 sizes in 6.x: MAX_TCP_HEADER = L1_CACHE_ALIGN(128 + MAX_HEADER),
+ * SKB_DATA_ALIGN(sizeof(struct skb_shared_info)), SKB_DATA_ALIGN(sizeof(struct
+ * sk_buff)) */
+#define TCP_MAX_TCP_HEADER 320
+#define TCP_SHINFO_BYTES 320
+#define TCP_SKBUFF_BYTES 256
+
+int64_t tcp_sndbuf_want(const struct tcp_conn *tc, double cwnd, double reordering)
+{
+	int64_t per_mss = (int64_t)tc->mss_bytes + TCP_MAX_TCP_HEADER + TCP_SHINFO_BYTES, pow2 = 1;
+	double nr = fmax(fmax(10, cwnd), reordering + 1);
+
+	while (pow2 < per_mss)
+		pow2 <<= 1; /* roundup_pow_of_two */
+	return 2 * (int64_t)nr * (pow2 + TCP_SKBUFF_BYTES);
+}
+
 /* An in-order skb's sequence space taken: rcv_nxt, rcv_mss, window growth
  * (tcp_event_data_recv). */
 static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
@@ -140,7 +157,11 @@ void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb
 
 		tc->snd_una = ack_seq;
 		if ((skb = tc->wq.head) != NULL && skb->sent && skb->seq + skb->len <= tc->snd_una)
+		{
 			tcp_rtt_sample(sim, tc, sim->now - skb->sent_at); /* seq_rtt: the first skb it acks */
+			if (tc->cc->pkts_acked)
+				tc->cc->pkts_acked(sim, tc, sim->now - skb->sent_at);
+		}
 		while ((skb = tc->wq.head) != NULL && skb->sent && skb->seq + skb->len <= tc->snd_una) {
 			skb_list_pop(&tc->wq);
 			tc->wmem_queued -= skb->truesize;
@@ -159,7 +180,9 @@ void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb
 		    (double)tcp_segs_of(tc, tc->snd_nxt - tc->snd_una) < tc->snd_cwnd) {
 			int64_t per_seg = tc->mss_bytes + sim->sc->skb_overhead_bytes;
 			double demanded = fmax(tc->snd_cwnd, sim->sc->reordering + 1);
-			int64_t want = 2 * (int64_t)demanded * per_seg;
+			int64_t want = host_kernel_at_least(tc->snd_host, 3, 13)
+					       ? tcp_sndbuf_want(tc, tc->snd_cwnd, sim->sc->reordering)
+					       : 2 * (int64_t)demanded * per_seg;
 			if (want > tc->sndbuf)
 				tc->sndbuf = min64(want, sim->sc->wmem_max);
 		}
