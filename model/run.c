@@ -30,6 +30,7 @@
 #include "cpu.h"
 #include "rng.h"
 #include "netdev.h"
+#include "netdev_nic.h"
 #include "sched.h"
 #include "skb.h"
 #include "tcp.h"
@@ -70,6 +71,7 @@ static void tick_ev(struct sim *sim, void *obj, uint64_t arg)
 	(void)arg;
 	if (!cpu_is_idle(c)) { /* NOHZ: an idle CPU takes no tick */
 		sim->cnt.ticks++;
+		sim->cnt.host[c->host->id].ticks++;
 		cpu_raise_irq(sim, c, IRQ_TICK, NULL);
 	}
 	sim_at(sim, sim->now + NS_PER_S / c->host->cfg->hz, tick_ev, c, 0);
@@ -246,6 +248,28 @@ static void fill_role_metrics(struct sim *sim, double secs, struct metrics *out)
 	}
 }
 
+/* A busiest CPU that takes a NIC queue's interrupt and spends most of its
+ * time there (hardirq and softirq) is bound by that queue: say which. */
+static void name_queue_cpu(const struct sim *sim, struct metrics *out)
+{
+	int h = out->bottleneck_host, q = nic_queue_on_cpu(sim, h, out->bottleneck_cpu);
+	const struct cpu *c;
+	double irq, busy = 0;
+	size_t len = strlen(out->bottleneck_text);
+
+	if (q < 0)
+		return;
+	c = &sim->hosts[h].cpus[out->bottleneck_cpu];
+	irq = c->acct.ctx_ns[CTX_HARDIRQ] - c->mark.ctx_ns[CTX_HARDIRQ] + c->acct.ctx_ns[CTX_SOFTIRQ] -
+	      c->mark.ctx_ns[CTX_SOFTIRQ];
+	for (int x = 0; x < CTX_N; x++)
+		busy += c->acct.ctx_ns[x] - c->mark.ctx_ns[x];
+	if (busy <= 0 || irq < 0.5 * busy)
+		return;
+	snprintf(out->bottleneck_text + len, sizeof(out->bottleneck_text) - len,
+		 ", NIC queue %d's interrupt CPU (hardirq + softirq %.0f%% of its time)", q, 100.0 * irq / busy);
+}
+
 static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *out)
 {
 	const struct scenario *sc = sim->sc;
@@ -395,6 +419,7 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 				snprintf(out->bottleneck_text, sizeof(out->bottleneck_text),
 					 "CPU: host %d (%s) cpu%d at %.1f%%", bh->id, bh->cfg->name, out->bottleneck_cpu,
 					 best);
+			name_queue_cpu(sim, out);
 			out->bottleneck = BOTTLENECK_CPU;
 		} else if (snd_sleep > 0.5 && rcv_sleep > 0.5) {
 			snprintf(out->bottleneck_text, sizeof(out->bottleneck_text),

@@ -87,6 +87,12 @@ struct counters {
 	uint64_t skb_deferred;       /* received skbs freed on their allocating CPU (5.17+) */
 	uint64_t wake_no_ipi;        /* remote wakeups of a polling idle CPU: no IPI */
 	uint64_t wire_busy_ns[2];    /* NIC: line time used by host h's transmitter */
+	uint64_t rps_steered;        /* NIC: skbs queued on another CPU's backlog by RPS/RFS */
+	/* the LKP counters above, host by host (the host whose CPU counts
+	 * them, as its /proc would): each site that counts a sum counts here too */
+	struct host_counters {
+		uint64_t netrx_softirqs, res_ipis, cal_ipis, hardirqs, ticks, cs, pgalloc, pgfree;
+	} host[2];
 };
 
 /* Per-CPU accounting, in ns; snapshotted at the end of warm-up. */

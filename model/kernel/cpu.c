@@ -171,6 +171,7 @@ static void softirq_step(struct sim *sim, struct cpu *c)
 		c->netrx_pending = false;
 		c->netrx_budget = sim->sc->netdev_budget;
 		sim->cnt.netrx_softirqs++;
+		sim->cnt.host[c->host->id].netrx_softirqs++;
 		c->acct.netrx++;
 		cpu_charge(sim, c, COST_SOFTIRQ, cost[COST_SOFTIRQ]);
 		sim->vec->net_rx_begin(sim, c); /* net_rx_action begins with skb_defer_free_flush (5.17+) */

@@ -137,7 +137,7 @@ struct metrics {
 	enum bottleneck_kind bottleneck;
 	int bottleneck_host, bottleneck_cpu;
 	double bottleneck_util_pct;
-	char bottleneck_text[128];
+	char bottleneck_text[192];
 };
 
 #endif
