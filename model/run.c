@@ -270,6 +270,28 @@ static void name_queue_cpu(const struct sim *sim, struct metrics *out)
 		 ", NIC queue %d's interrupt CPU (hardirq + softirq %.0f%% of its time)", q, 100.0 * irq / busy);
 }
 
+/* The LKP counters of the sender's host and of the receiver's (the same
+ * host on loopback and veth), from the per-host counts (counters.host). */
+static void fill_host_metrics(const struct sim *sim, const struct measure *ms, double secs, struct metrics *out)
+{
+	for (int r = 0; r < 2; r++) {
+		int h = r && sim->nhosts > 1 ? 1 : 0;
+		const struct host_counters *a = &sim->cnt.host[h], *m = &ms->mark.host[h];
+		double v[METRIC_SPLIT_N];
+		v[0] = (double)(a->netrx_softirqs - m->netrx_softirqs);
+		v[1] = (double)(a->res_ipis - m->res_ipis);
+		v[2] = (double)(a->cs - m->cs);
+		v[3] = (double)(a->ticks - m->ticks + a->res_ipis - m->res_ipis + a->cal_ipis - m->cal_ipis +
+				a->hardirqs - m->hardirqs);
+		v[4] = (double)(a->pgalloc - m->pgalloc);
+		v[5] = (double)(a->pgfree - m->pgfree);
+		v[6] = (double)(a->cal_ipis - m->cal_ipis);
+		v[7] = (double)(a->hrtimer_softirqs - m->hrtimer_softirqs);
+		for (int i = 0; i < METRIC_SPLIT_N; i++)
+			out->v[r ? metric_splits[i].recv : metric_splits[i].send] = v[i] / secs;
+	}
+}
+
 static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *out)
 {
 	const struct scenario *sc = sim->sc;
@@ -362,6 +384,8 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	out->v[METRIC_SKB_DEFERRED_PER_S] = (double)d.skb_deferred / secs;
 	out->v[METRIC_WAKE_NO_IPI_PER_S] = (double)d.wake_no_ipi / secs;
 	fill_role_metrics(sim, secs, out);
+	fill_host_metrics(sim, ms, secs, out);
+	out->v[METRIC_RPS_STEERED_PER_S] = (double)(sim->cnt.rps_steered - ms->mark.rps_steered) / secs;
 	if (d.data_frames) {
 		out->v[METRIC_SEGS_PER_FRAME] = (double)d.data_segs / (double)d.data_frames;
 		out->v[METRIC_ACKS_PER_FRAME] = (double)d.acks / (double)d.data_frames;

@@ -196,7 +196,7 @@ static const struct row rows[] = {
 	 "from the start when shorter; auto = irq_cpu + i (nic)"},
 	{HKEY("rx_steering"), .type = T_ENUM, HC(rx_steering), .names = steering_names, .def = "rss", .unit = "",
 	 .help = "where received frames are processed: rss (the queue's interrupt CPU), rps (a CPU the flow hash picks), "
-	 "rfs (the reader's CPU), arfs (RFS, and the NIC moves the flow to the queue on the reader's CPU) (nic; 2.6.35+)"},
+	 "rfs (the reader's CPU), arfs (RFS, and the NIC moves the flow to the queue on the reader's CPU) (nic; 2.6.35+, arfs 2.6.39+)"},
 
 	/* [cost] and [rcost]: one key per cost_table row; bounds, default, help there */
 	{.group = G_COST, .key = NULL, .type = T_DOUBLE, HC(cost_cycles[0]), .min = 0, .unit = "cycles"},
@@ -1207,12 +1207,12 @@ const char *config_key_name(int i)
 
 /* A multi-queue NIC's interrupts (link.type = nic): the affinity list
  * names CPUs of the host, a CPU runs at most CPU_NAPI_MAX queues' NAPI
- * (cpu.c), and RPS/RFS/aRFS exist since 2.6.35 (net/core/dev.c,
- * get_rps_cpu, 0a9627f2649a and fec5e652e58f; ndo_rx_flow_steer c445477d74ab). */
+ * (cpu.c), RPS and RFS exist since 2.6.35 (net/core/dev.c, get_rps_cpu)
+ * and aRFS since 2.6.39 (ndo_rx_flow_steer). */
 #define CPU_NAPI_MAX 8
 static int validate_queues(const struct host_cfg *hc, const char *sect, struct tcpsim_err *err)
 {
-	int cpu_of[SCENARIO_MAX_CPUS], per_cpu[SCENARIO_MAX_CPUS] = {0}, n, bad = 0, maj = 0, min = 0, patch = 0;
+	int cpu_of[SCENARIO_MAX_CPUS], per_cpu[SCENARIO_MAX_CPUS] = {0}, n, bad = 0, maj = 0, min = 0, patch = 0, need;
 
 	if (!nic_affinity_auto(hc)) {
 		n = cpulist_parse(hc->irq_affinity, hc->cpus, cpu_of, &bad);
@@ -1233,10 +1233,11 @@ static int validate_queues(const struct host_cfg *hc, const char *sect, struct t
 				       "give %s.irq_affinity more CPUs", sect, hc->queues, CPU_NAPI_MAX, c, sect);
 	}
 	sscanf(hc->kernel, "%d.%d.%d", &maj, &min, &patch);
-	if (hc->rx_steering != STEER_RSS && (maj < 2 || (maj == 2 && (min < 6 || (min == 6 && patch < 35)))))
-		return err_set(err, TCPSIM_EUSAGE, "%s.rx_steering = %s needs a kernel of 2.6.35 or later (RPS, RFS and "
-			       "aRFS came in 2.6.35) but %s.kernel = %s", sect, steering_names[hc->rx_steering], sect,
-			       hc->kernel);
+	need = hc->rx_steering == STEER_ARFS ? 39 : 35;
+	if (hc->rx_steering != STEER_RSS && (maj < 2 || (maj == 2 && (min < 6 || (min == 6 && patch < need)))))
+		return err_set(err, TCPSIM_EUSAGE, "%s.rx_steering = %s needs a kernel of 2.6.%d or later (RPS and RFS "
+			       "came in 2.6.35, aRFS in 2.6.39) but %s.kernel = %s", sect, steering_names[hc->rx_steering],
+			       need, sect, hc->kernel);
 	return 0;
 }
 

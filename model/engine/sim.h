@@ -91,7 +91,7 @@ struct counters {
 	/* the LKP counters above, host by host (the host whose CPU counts
 	 * them, as its /proc would): each site that counts a sum counts here too */
 	struct host_counters {
-		uint64_t netrx_softirqs, res_ipis, cal_ipis, hardirqs, ticks, cs, pgalloc, pgfree;
+		uint64_t netrx_softirqs, res_ipis, cal_ipis, hardirqs, ticks, cs, pgalloc, pgfree, hrtimer_softirqs;
 	} host[2];
 };
 

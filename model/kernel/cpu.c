@@ -156,6 +156,7 @@ static void softirq_step(struct sim *sim, struct cpu *c)
 			c->paced[i - 1] = c->paced[i];
 		c->npaced--;
 		sim->cnt.hrtimer_softirqs++;
+		sim->cnt.host[c->host->id].hrtimer_softirqs++;
 		c->acct.hrtimer++;
 		cpu_charge(sim, c, COST_SOFTIRQ, cost[COST_SOFTIRQ]);
 		sim->vec->hrtimer(sim, c, tc);

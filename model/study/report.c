@@ -165,6 +165,24 @@ static void table_lkp(FILE *f, const struct scenario *sc, const struct metrics *
 	}
 }
 
+/* Two hosts: each LKP counter's rate on the sender's host and on the
+ * receiver's (what LKP on each machine would report). */
+static void table_lkp_hosts(FILE *f, const struct scenario *sc, const struct metrics *m)
+{
+	if (sc->link_type != LINK_NIC)
+		return;
+	fprintf(f, "  per host, sender '%s' / receiver '%s':\n", sc->host[0].name, sc->host[1].name);
+	for (int i = 0; i < METRIC_SPLIT_N; i++) {
+		const struct metric_split *s = &metric_splits[i];
+		char a[32], b[32];
+		if (s->sum == METRIC_HRTIMER_SOFTIRQS_PER_S && m->v[s->sum] == 0)
+			continue;
+		fprintf(f, "    %-26s %14s / %s %s\n", metric_table[s->sum].lkp_name,
+			num(a, sizeof(a), "%.1f", m->v[s->send]), num(b, sizeof(b), "%.1f", m->v[s->recv]),
+			metric_table[s->sum].unit);
+	}
+}
+
 static void table_mechanics(FILE *f, const struct scenario *sc, const struct metrics *m)
 {
 	static const struct {
@@ -282,6 +300,7 @@ int report_table(FILE *f, const struct scenario *sc, const struct metrics *m)
 	table_title(f, sc, m);
 	table_netperf(f, sc, m);
 	table_lkp(f, sc, m);
+	table_lkp_hosts(f, sc, m);
 	table_mechanics(f, sc, m);
 	table_cpu(f, sc, m);
 	table_run(f, sc, m);
