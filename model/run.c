@@ -14,8 +14,13 @@
  * spans a change of any connection's sndbuf, rcvbuf, window clamp or
  * rcv_ssthresh (the growth of the window offered, tcp_grow_window): when
  * one changes, measurement starts again from that moment (the warm-up is
- * extended), within the same run.warmup + run.duration budget.  A run whose
- * buffers never settle is measured over its last batches and says so.
+ * extended), within the same run.warmup + run.duration budget: the
+ * warm-up ends when autotuning has settled or when the budget left holds
+ * no more than run.min_batches.  With many connections some buffer grows
+ * in nearly every batch; run.settle > 0 counts the buffers as settled
+ * while their sum moves by at most that fraction.  A run whose buffers
+ * never settle is measured over its last batches and says so, and so do
+ * compare, sweep and validate.
  */
 #include "tcpsim.h"
 
@@ -48,6 +53,7 @@ struct measure {
 	double ci_pct;
 	sim_ns *sleep_mark;        /* per task: sleep_ns at warm-up end */
 	uint64_t bufsig;           /* buffer_signature() at the start */
+	double buftotal;           /* buffer_total() at the start */
 	int restarts;              /* measurement restarted by autotuning */
 };
 
@@ -63,6 +69,27 @@ static uint64_t buffer_signature(const struct sim *sim)
 		sig = sig * 31 + (uint64_t)tc->rcv_ssthresh; /* the window offered still growing */
 	}
 	return sig;
+}
+
+/* The same buffers, summed: what run.settle compares. */
+static double buffer_total(const struct sim *sim)
+{
+	double sum = 0;
+	for (int i = 0; i < sim->nconns; i++) {
+		const struct tcp_conn *tc = &sim->conns[i];
+		sum += (double)tc->sndbuf + (double)tc->rcvbuf + (double)tc->window_clamp + (double)tc->rcv_ssthresh;
+	}
+	return sum;
+}
+
+/* Autotuning moved the buffers since measurement began: with run.settle =
+ * 0 any change of any connection's, else the sum by more than that share. */
+static bool buffers_moved(const struct sim *sim, const struct measure *m)
+{
+	double tol = sim->sc->settle_frac;
+	if (tol <= 0)
+		return buffer_signature(sim) != m->bufsig;
+	return fabs(buffer_total(sim) - m->buftotal) > tol * m->buftotal;
 }
 
 static void tick_ev(struct sim *sim, void *obj, uint64_t arg)
@@ -90,6 +117,7 @@ static void measure_start(struct sim *sim, struct measure *m)
 	m->nbatches = 0;
 	m->ci_pct = 0;
 	m->bufsig = buffer_signature(sim);
+	m->buftotal = buffer_total(sim);
 	m->mark = sim->cnt;
 	m->batch_mark_bytes = sim->cnt.app_bytes;
 	for (int h = 0; h < sim->nhosts; h++)
@@ -129,7 +157,7 @@ static void batch_ev(struct sim *sim, void *obj, uint64_t arg)
 	(void)arg;
 	/* autotuning changed a buffer: the regime may have changed with it.
 	 * Start measuring again if the budget still holds min_batches. */
-	if (buffer_signature(sim) != m->bufsig &&
+	if (buffers_moved(sim, m) &&
 	    sim->now + (sim_ns)sc->min_batches * sc->batch_ns <= sc->warmup_ns + sc->duration_ns) {
 		m->restarts++;
 		measure_start(sim, m);
@@ -313,7 +341,7 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 #undef DELTA
 	out->measured_s = secs;
 	out->warmup_s = (double)ms->start / 1e9; /* extended while autotuning moved buffers */
-	out->buffers_settled = buffer_signature(sim) == ms->bufsig;
+	out->buffers_settled = !buffers_moved(sim, ms);
 	out->early_stop = ms->early;
 	out->batches = ms->nbatches;
 	out->tput_ci_pct = ms->ci_pct;

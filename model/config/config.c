@@ -148,6 +148,9 @@ static const struct row rows[] = {
 	 .def = "0.01", .unit = "fraction", .help = "stop once the 95% CI half-width / mean is below this; 0 = never"},
 	{KEY(G_RUN, "run", "lkp_seconds"), .type = T_DOUBLE, SC(lkp_seconds), .min = 1, .max = 1e6,
 	 .def = "300", .unit = "s", .help = "totals are shown as if over a run this long (LKP)"},
+	{KEY(G_RUN, "run", "settle"), .type = T_DOUBLE, SC(settle_frac), .min = 0, .max = 0.5, .def = "0",
+	 .unit = "fraction", .help = "autotuning has settled (the warm-up ends, the measured interval is kept) once the "
+	 "socket buffers summed over all connections move by at most this fraction; 0 = once none moves at all"},
 	{KEY(G_RUN, "run", "cost_jitter"), .type = T_DOUBLE, SC(cost_jitter), .min = 0, .max = 0.5,
 	 .def = "0.02", .unit = "fraction", .help = "relative s.d. of the cost of each unit of work"},
 

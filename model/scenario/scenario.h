@@ -155,6 +155,11 @@ struct scenario {
 	int tx_ring;              /* [link] TX ring, driver skbs (TSO frame or segment) */
 	int rx_ring;              /* [link] RX ring, wire frames; full = 802.3x PAUSE */
 	enum sendfile_impl sendfile; /* [app] whose sendfile(2) the sender runs */
+
+	/* [run] autotuning has settled when the connections' buffers, summed,
+	 * moved by at most this fraction since the measurement began; 0: when
+	 * none moved at all */
+	double settle_frac;
 };
 
 #endif

@@ -292,7 +292,7 @@ static void table_run(FILE *f, const struct scenario *sc, const struct metrics *
 		m->tput_ci_pct, (unsigned long long)m->events, (unsigned long long)sc->seed);
 	if (!m->buffers_settled)
 		fprintf(f, "Warning: autotuning still changed socket buffers during the measured interval; "
-			   "the rates may not be steady (raise run.duration)\n");
+			   "the rates may not be steady (raise run.duration, or run.settle)\n");
 }
 
 int report_table(FILE *f, const struct scenario *sc, const struct metrics *m)
@@ -520,6 +520,29 @@ static void dashes(FILE *f, int n)
 		fputc('-', f);
 }
 
+/* Rows of the NIC's steering and of the per-host counters. */
+static bool row_two_host_only(int row)
+{
+	return row >= METRIC_RPS_STEERED_PER_S && row < METRIC_N;
+}
+
+/* A side whose runs' socket buffers never settled says so, as a single
+ * run's report does. */
+static void compare_settled(FILE *f, const struct report_side *s)
+{
+	int n = 0;
+	for (int r = 0; r < s->n; r++)
+		n += !s->runs[r].buffers_settled;
+	if (n == 0)
+		return;
+	if (s->n == 1)
+		fprintf(f, "Warning: %s: autotuning still changed socket buffers during the measured interval; "
+			   "the rates may not be steady (raise run.duration, or run.settle)\n", s->name);
+	else
+		fprintf(f, "Warning: %s: in %d of %d runs autotuning still changed socket buffers during the measured "
+			   "interval; the rates may not be steady (raise run.duration, or run.settle)\n", s->name, n, s->n);
+}
+
 int report_compare(FILE *f, const struct report_side *base, const struct report_side *nw)
 {
 	struct compare_cell cb[COMPARE_ROWS], cn[COMPARE_ROWS];
@@ -548,6 +571,8 @@ int report_compare(FILE *f, const struct report_side *base, const struct report_
 	int noisy = 0;
 	for (int row = 0; row < COMPARE_ROWS; row++) {
 		char chg[24];
+		if (row_two_host_only(row) && base->sc->link_type != LINK_NIC && nw->sc->link_type != LINK_NIC)
+			continue; /* on one host: no steering, and each host's counters are the sums */
 		if (exceeds_noise(&cb[row], &cn[row])) {
 			report_change_str(cb[row].mean, cn[row].mean, chg, sizeof(chg));
 		} else {
@@ -561,6 +586,8 @@ int report_compare(FILE *f, const struct report_side *base, const struct report_
 		fprintf(f, "\n%d and %d runs (one seed each); ~ in the change column: the difference is within\n"
 			   "the runs' spread (Welch t-test, 95%%), %d row%s.\n",
 			base->n, nw->n, noisy, noisy == 1 ? "" : "s");
+	compare_settled(f, base);
+	compare_settled(f, nw);
 	return stream_status(f);
 }
 
