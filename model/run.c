@@ -492,6 +492,16 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	}
 }
 
+/* Flow steering's view of a connection (sim->flow_id, sim->flow_cpu): its
+ * number, and where its socket's owner last ran: the writer, which reads
+ * the ACKs, on the sender's host, the reader on the receiver's. */
+static uint32_t run_flow_id(const struct tcp_conn *tc) { return (uint32_t)tc->id; }
+
+static struct cpu *run_flow_cpu(const struct tcp_conn *tc, int host)
+{
+	return (host == 0 ? tc->sender : tc->receiver)->cpu;
+}
+
 /* The CPU's interrupt and softirq handlers (open_softirq, request_irq). */
 static const struct cpu_vectors run_vectors = {
 	.dev_irq = netdev_irq,
@@ -511,6 +521,8 @@ int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 	sim->err = err;
 	sim->vec = &run_vectors;
 	sim->proto_rcv = tcp_v4_rcv;
+	sim->flow_id = run_flow_id;
+	sim->flow_cpu = run_flow_cpu;
 	sim->dev = netdev_for(sc);
 	if (!sim->dev)
 		return err_set(err, TCPSIM_EUSAGE, "[link] type: '%s' path is not modelled in this version",

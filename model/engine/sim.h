@@ -141,6 +141,11 @@ struct sim {
 	const struct cpu_vectors *vec; /* interrupt and softirq handlers (cpu.h), set by sim_init */
 	/* the transport's receive handler (inet_protos; tcp_v4_rcv), set by sim_init */
 	void (*proto_rcv)(struct sim *sim, struct cpu *c, struct skb *skb);
+	/* what a device's flow steering asks of the transport, set by sim_init:
+	 * the connection's number (its 4-tuple, for the RSS hash) and the CPU
+	 * its socket's owner on host h last ran on (sock_rps_record_flow) */
+	uint32_t (*flow_id)(const struct tcp_conn *tc);
+	struct cpu *(*flow_cpu)(const struct tcp_conn *tc, int host);
 	void *dev_state;
 
 	struct counters cnt;

@@ -26,9 +26,7 @@
 
 #include "cpu.h"
 #include "netdev.h"
-#include "sched.h"
 #include "skb.h"
-#include "tcp.h"
 #include "util.h"
 
 #define PKT_BLOCK 512
@@ -163,7 +161,7 @@ static uint32_t frames_of(const struct skb *skb)
  * ephemeral port the connection happened to get. */
 static uint32_t flow_hash(const struct sim *sim, const struct tcp_conn *tc, int h)
 {
-	uint64_t x = sim->sc->seed * 0x9e3779b97f4a7c15u + (uint64_t)tc->id * 2u + (uint64_t)h + 1u;
+	uint64_t x = sim->sc->seed * 0x9e3779b97f4a7c15u + (uint64_t)sim->flow_id(tc) * 2u + (uint64_t)h + 1u;
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
 	x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
 	return (uint32_t)((x ^ (x >> 31)) >> 32);
@@ -177,13 +175,11 @@ static struct nic_queue *rss_queue(const struct sim *sim, const struct nic_port 
 	return &p->q[(flow_hash(sim, tc, p->host->id) % NIC_RSS_INDIR) % (uint32_t)p->nq];
 }
 
-/* The task whose socket calls record the flow's CPU on host h
- * (sock_rps_record_flow in recvmsg and sendmsg): the reader of the data,
- * or on the sender's host the writer that reads the ACKs. */
-static struct cpu *flow_cpu(const struct nic_port *p, const struct tcp_conn *tc)
+/* The CPU the socket's owner on this host last ran on, as its recvmsg and
+ * sendmsg record it (sock_rps_record_flow): the transport says which. */
+static struct cpu *flow_cpu(const struct sim *sim, const struct nic_port *p, const struct tcp_conn *tc)
 {
-	const struct task *t = p->host->id == 0 ? tc->sender : tc->receiver;
-	return t->cpu;
+	return sim->flow_cpu(tc, p->host->id);
 }
 
 /* The queue a frame of tc arrives on at port p.  aRFS: the NIC's filter
@@ -194,7 +190,7 @@ static struct nic_queue *rx_queue(const struct sim *sim, const struct nic_port *
 	if (p->nq == 1)
 		return &p->q[0];
 	if (p->host->cfg->rx_steering == STEER_ARFS) {
-		int qi = p->queue_of_cpu[flow_cpu(p, tc)->id];
+		int qi = p->queue_of_cpu[flow_cpu(sim, p, tc)->id];
 		if (qi >= 0)
 			return &p->q[qi];
 	}
@@ -213,7 +209,7 @@ static struct cpu *steer_cpu(const struct sim *sim, struct cpu *c, const struct 
 		return &p->host->cpus[flow_hash(sim, tc, p->host->id) % (uint32_t)p->host->ncpus];
 	case STEER_RFS:
 	case STEER_ARFS:
-		return flow_cpu(p, tc);
+		return flow_cpu(sim, p, tc);
 	}
 	return c;
 }
