@@ -181,7 +181,7 @@ static const struct row rows[] = {
 	 * the Linux myri10ge driver of 2006 (myri10ge_intr_coal_delay = 25 us, no
 	 * frame count; TX completions share the interrupt) */
 	{HKEY("irq_cpu"), .type = T_INT, HC(irq_cpu), .min = 0, .max = SCENARIO_MAX_CPUS - 1, .def = "0",
-	 .unit = "CPU", .help = "CPU that takes the NIC interrupt and runs its NAPI poll (nic)"},
+	 .unit = "CPU", .help = "CPU that takes the NIC interrupt and runs its NAPI poll; with host.queues, queue 0's (nic)"},
 	{HKEY("rx_usecs"), .type = T_TIME, HC(rx_coal_ns), .min = 0, .max = SEC, .def = "25us", .unit = "us",
 	 .help = "interrupt coalescing: delay from a received frame to the interrupt (ethtool rx-usecs; nic)"},
 	{HKEY("rx_frames"), .type = T_INT, HC(rx_coal_frames), .min = 0, .max = 1e6, .def = "0", .unit = "frames",
