@@ -313,6 +313,10 @@ static int run_sweep(const struct sweep_args *a)
 	if (st.torn_bytes)
 		fprintf(stderr, "tcpsim: %s: dropped an incomplete last line (%llu bytes) left by an interrupted run\n",
 			a->out, (unsigned long long)st.torn_bytes);
+	if (st.rows_unsettled)
+		fprintf(stderr, "tcpsim: %s: in %llu of %llu runs autotuning still changed socket buffers during the "
+			"measured interval; their rates may not be steady (raise run.duration, or run.settle)\n",
+			a->out, (unsigned long long)st.rows_unsettled, (unsigned long long)st.rows_written);
 	if (st.out_of_order)
 		fprintf(stderr, "tcpsim: %s: its rows were not in point order before --resume (edited?); "
 			"every point is there once, but not sorted\n", a->out);

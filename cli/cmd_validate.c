@@ -336,6 +336,9 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 			fprintf(f, "  %-*s  %s\n", idw, rs->runs[i].id,
 				v->pred[i].bottleneck_text[0] ? v->pred[i].bottleneck_text
 							      : bottleneck_kind_name(v->pred[i].bottleneck));
+			if (!v->pred[i].buffers_settled)
+				fprintf(f, "  %-*s    warning: autotuning still changed socket buffers during the "
+					   "predicted run's measured interval (raise run.duration, or run.settle)\n", idw, "");
 			{
 				double ppw, mw = rs->runs[i].v[METRIC_WRITES_PER_S], mc = rs->runs[i].v[METRIC_RCV_CPU_CAL_PER_S];
 				const char *prg = regime_name(v->pred[i].v, &ppw);

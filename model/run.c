@@ -14,8 +14,13 @@
  * spans a change of any connection's sndbuf, rcvbuf, window clamp or
  * rcv_ssthresh (the growth of the window offered, tcp_grow_window): when
  * one changes, measurement starts again from that moment (the warm-up is
- * extended), within the same run.warmup + run.duration budget.  A run whose
- * buffers never settle is measured over its last batches and says so.
+ * extended), within the same run.warmup + run.duration budget: the
+ * warm-up ends when autotuning has settled or when the budget left holds
+ * no more than run.min_batches.  With many connections some buffer grows
+ * in nearly every batch; run.settle > 0 counts the buffers as settled
+ * while their sum moves by at most that fraction.  A run whose buffers
+ * never settle is measured over its last batches and says so, and so do
+ * compare, sweep and validate.
  */
 #include "tcpsim.h"
 
@@ -30,6 +35,7 @@
 #include "cpu.h"
 #include "rng.h"
 #include "netdev.h"
+#include "netdev_nic.h"
 #include "sched.h"
 #include "skb.h"
 #include "tcp.h"
@@ -47,6 +53,7 @@ struct measure {
 	double ci_pct;
 	sim_ns *sleep_mark;        /* per task: sleep_ns at warm-up end */
 	uint64_t bufsig;           /* buffer_signature() at the start */
+	double buftotal;           /* buffer_total() at the start */
 	int restarts;              /* measurement restarted by autotuning */
 };
 
@@ -64,12 +71,34 @@ static uint64_t buffer_signature(const struct sim *sim)
 	return sig;
 }
 
+/* The same buffers, summed: what run.settle compares. */
+static double buffer_total(const struct sim *sim)
+{
+	double sum = 0;
+	for (int i = 0; i < sim->nconns; i++) {
+		const struct tcp_conn *tc = &sim->conns[i];
+		sum += (double)tc->sndbuf + (double)tc->rcvbuf + (double)tc->window_clamp + (double)tc->rcv_ssthresh;
+	}
+	return sum;
+}
+
+/* Autotuning moved the buffers since measurement began: with run.settle =
+ * 0 any change of any connection's, else the sum by more than that share. */
+static bool buffers_moved(const struct sim *sim, const struct measure *m)
+{
+	double tol = sim->sc->settle_frac;
+	if (tol <= 0)
+		return buffer_signature(sim) != m->bufsig;
+	return fabs(buffer_total(sim) - m->buftotal) > tol * m->buftotal;
+}
+
 static void tick_ev(struct sim *sim, void *obj, uint64_t arg)
 {
 	struct cpu *c = obj;
 	(void)arg;
 	if (!cpu_is_idle(c)) { /* NOHZ: an idle CPU takes no tick */
 		sim->cnt.ticks++;
+		sim->cnt.host[c->host->id].ticks++;
 		cpu_raise_irq(sim, c, IRQ_TICK, NULL);
 	}
 	sim_at(sim, sim->now + NS_PER_S / c->host->cfg->hz, tick_ev, c, 0);
@@ -88,6 +117,7 @@ static void measure_start(struct sim *sim, struct measure *m)
 	m->nbatches = 0;
 	m->ci_pct = 0;
 	m->bufsig = buffer_signature(sim);
+	m->buftotal = buffer_total(sim);
 	m->mark = sim->cnt;
 	m->batch_mark_bytes = sim->cnt.app_bytes;
 	for (int h = 0; h < sim->nhosts; h++)
@@ -127,7 +157,7 @@ static void batch_ev(struct sim *sim, void *obj, uint64_t arg)
 	(void)arg;
 	/* autotuning changed a buffer: the regime may have changed with it.
 	 * Start measuring again if the budget still holds min_batches. */
-	if (buffer_signature(sim) != m->bufsig &&
+	if (buffers_moved(sim, m) &&
 	    sim->now + (sim_ns)sc->min_batches * sc->batch_ns <= sc->warmup_ns + sc->duration_ns) {
 		m->restarts++;
 		measure_start(sim, m);
@@ -246,6 +276,50 @@ static void fill_role_metrics(struct sim *sim, double secs, struct metrics *out)
 	}
 }
 
+/* A busiest CPU that takes a NIC queue's interrupt and spends most of its
+ * time there (hardirq and softirq) is bound by that queue: say which. */
+static void name_queue_cpu(const struct sim *sim, struct metrics *out)
+{
+	int h = out->bottleneck_host, q = nic_queue_on_cpu(sim, h, out->bottleneck_cpu);
+	const struct cpu *c;
+	double irq, busy = 0;
+	size_t len = strlen(out->bottleneck_text);
+
+	if (q < 0)
+		return;
+	c = &sim->hosts[h].cpus[out->bottleneck_cpu];
+	irq = c->acct.ctx_ns[CTX_HARDIRQ] - c->mark.ctx_ns[CTX_HARDIRQ] + c->acct.ctx_ns[CTX_SOFTIRQ] -
+	      c->mark.ctx_ns[CTX_SOFTIRQ];
+	for (int x = 0; x < CTX_N; x++)
+		busy += c->acct.ctx_ns[x] - c->mark.ctx_ns[x];
+	if (busy <= 0 || irq < 0.5 * busy)
+		return;
+	snprintf(out->bottleneck_text + len, sizeof(out->bottleneck_text) - len,
+		 ", NIC queue %d's interrupt CPU (hardirq + softirq %.0f%% of its time)", q, 100.0 * irq / busy);
+}
+
+/* The LKP counters of the sender's host and of the receiver's (the same
+ * host on loopback and veth), from the per-host counts (counters.host). */
+static void fill_host_metrics(const struct sim *sim, const struct measure *ms, double secs, struct metrics *out)
+{
+	for (int r = 0; r < 2; r++) {
+		int h = r && sim->nhosts > 1 ? 1 : 0;
+		const struct host_counters *a = &sim->cnt.host[h], *m = &ms->mark.host[h];
+		double v[METRIC_SPLIT_N];
+		v[0] = (double)(a->netrx_softirqs - m->netrx_softirqs);
+		v[1] = (double)(a->res_ipis - m->res_ipis);
+		v[2] = (double)(a->cs - m->cs);
+		v[3] = (double)(a->ticks - m->ticks + a->res_ipis - m->res_ipis + a->cal_ipis - m->cal_ipis +
+				a->hardirqs - m->hardirqs);
+		v[4] = (double)(a->pgalloc - m->pgalloc);
+		v[5] = (double)(a->pgfree - m->pgfree);
+		v[6] = (double)(a->cal_ipis - m->cal_ipis);
+		v[7] = (double)(a->hrtimer_softirqs - m->hrtimer_softirqs);
+		for (int i = 0; i < METRIC_SPLIT_N; i++)
+			out->v[r ? metric_splits[i].recv : metric_splits[i].send] = v[i] / secs;
+	}
+}
+
 static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *out)
 {
 	const struct scenario *sc = sim->sc;
@@ -267,7 +341,7 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 #undef DELTA
 	out->measured_s = secs;
 	out->warmup_s = (double)ms->start / 1e9; /* extended while autotuning moved buffers */
-	out->buffers_settled = buffer_signature(sim) == ms->bufsig;
+	out->buffers_settled = !buffers_moved(sim, ms);
 	out->early_stop = ms->early;
 	out->batches = ms->nbatches;
 	out->tput_ci_pct = ms->ci_pct;
@@ -353,6 +427,8 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	out->v[METRIC_SKB_DEFERRED_PER_S] = (double)d.skb_deferred / secs;
 	out->v[METRIC_WAKE_NO_IPI_PER_S] = (double)d.wake_no_ipi / secs;
 	fill_role_metrics(sim, secs, out);
+	fill_host_metrics(sim, ms, secs, out);
+	out->v[METRIC_RPS_STEERED_PER_S] = (double)(sim->cnt.rps_steered - ms->mark.rps_steered) / secs;
 	if (d.data_frames) {
 		out->v[METRIC_SEGS_PER_FRAME] = (double)d.data_segs / (double)d.data_frames;
 		out->v[METRIC_ACKS_PER_FRAME] = (double)d.acks / (double)d.data_frames;
@@ -410,6 +486,7 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 				snprintf(out->bottleneck_text, sizeof(out->bottleneck_text),
 					 "CPU: host %d (%s) cpu%d at %.1f%%", bh->id, bh->cfg->name, out->bottleneck_cpu,
 					 best);
+			name_queue_cpu(sim, out);
 			out->bottleneck = BOTTLENECK_CPU;
 		} else if (snd_sleep > 0.5 && rcv_sleep > 0.5) {
 			snprintf(out->bottleneck_text, sizeof(out->bottleneck_text),
@@ -428,6 +505,16 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 			out->bottleneck = BOTTLENECK_NONE;
 		}
 	}
+}
+
+/* Flow steering's view of a connection (sim->flow_id, sim->flow_cpu): its
+ * number, and where its socket's owner last ran: the writer, which reads
+ * the ACKs, on the sender's host, the reader on the receiver's. */
+static uint32_t run_flow_id(const struct tcp_conn *tc) { return (uint32_t)tc->id; }
+
+static struct cpu *run_flow_cpu(const struct tcp_conn *tc, int host)
+{
+	return (host == 0 ? tc->sender : tc->receiver)->cpu;
 }
 
 /* The CPU's interrupt and softirq handlers (open_softirq, request_irq). */
@@ -449,6 +536,8 @@ int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 	sim->err = err;
 	sim->vec = &run_vectors;
 	sim->proto_rcv = tcp_v4_rcv;
+	sim->flow_id = run_flow_id;
+	sim->flow_cpu = run_flow_cpu;
 	sim->dev = netdev_for(sc);
 	if (!sim->dev)
 		return err_set(err, TCPSIM_EUSAGE, "[link] type: '%s' path is not modelled in this version",

@@ -65,8 +65,15 @@ if [ $st1 -ne 0 ] || [ $st2 -ne 0 ]; then
 else
 	[ "$(lines j1.csv)" -eq 17 ] && ok "16 points and a header" || bad "16 points" "$(lines j1.csv) lines"
 	same "-j1 and -j2 byte-identical" j1.csv j2.csv
-	if [ -s err1 ] || [ -s err2 ]; then bad "no progress when stderr is not a terminal" "$(cat err1 err2)"
+	# nothing but the note on runs whose buffers never settled (fast.cfg's
+	# runs are short)
+	if grep -v "autotuning still changed socket buffers" err1 err2 | grep -q .; then
+		bad "no progress when stderr is not a terminal" "$(cat err1 err2)"
 	else ok "no progress when stderr is not a terminal"; fi
+	grep -q "j1.csv: in [0-9]* of 16 runs autotuning still changed socket buffers" err1 &&
+		ok "the sweep says how many of its runs never settled" ||
+		bad "the sweep says how many runs never settled" "$(cat err1)"
+
 fi
 
 # --- progress on a terminal ---------------------------------------------------
@@ -155,9 +162,9 @@ fi
 # --- a write that fails part way (a full disk) leaves whole rows ------------------
 # A file size limit stands in for the full disk: with SIGXFSZ ignored, write(2)
 # writes up to the limit and then fails (EFBIG), as at ENOSPC.  ulimit -f
-# counts 512-byte blocks in dash (1024 in bash): 4 or 8 KB, past the sidecar
+# counts 512-byte blocks in dash (1024 in bash): 8 or 16 KB, past the sidecar
 # and the header, far short of the 64-value sweep.
-sh -c 'trap "" XFSZ; ulimit -f 8 && exec "$0" "$@"' "$TCPSIM" sweep "$D/fast.cfg" $LONG -o full.csv -j 2 2>ferr
+sh -c 'trap "" XFSZ; ulimit -f 16 && exec "$0" "$@"' "$TCPSIM" sweep "$D/fast.cfg" $LONG -o full.csv -j 2 2>ferr
 st=$?
 size=$(wc -c <full.csv 2>/dev/null || echo 0)
 if [ $st -ne 3 ] || ! grep -q "cannot write 'full.csv'" ferr; then

@@ -20,6 +20,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +35,7 @@
 #include "skb.h"
 #include "tcp.h"
 #include "tcpsim.h"
+#include "util.h"
 
 static void set(struct scenario *sc, const char *key, const char *val)
 {
@@ -372,6 +374,264 @@ static void test_gro_limits(void **state)
 	sim_release(&b.sim);
 }
 
+/* ---- multi-queue NICs: RSS, IRQ affinity, RPS/RFS, aRFS ---- */
+
+/* A 100 Gbit/s pair of 32-CPU hosts at 3 GHz (default costs), MTU 9000,
+ * TSO and GRO, 8 netperf pairs, the given queues per host. */
+static void modern_base(struct scenario *sc, const char *queues)
+{
+	config_defaults(sc);
+	set(sc, "link.type", "nic");
+	set(sc, "link.mtu", "9000");
+	set(sc, "link.rate", "100Gbit");
+	set(sc, "host.cpus", "32");
+	set(sc, "host.ghz", "3.0");
+	set(sc, "host.kernel", "6.8");
+	set(sc, "host.queues", queues);
+	set(sc, "app.instances", "8");
+	set(sc, "app.send_size", "128K");
+	set(sc, "run.warmup", "50ms");
+	set(sc, "run.duration", "100ms");
+	set(sc, "run.batch", "10ms");
+}
+
+static void test_queues_reach_the_wire_one_queue_does_not(void **state)
+{
+	struct scenario sc;
+	struct metrics many, one;
+	double wire = 100e9 * 8948 / 9038 / 1e6;
+	(void)state;
+
+	modern_base(&sc, "8");
+	run(&sc, &many);
+	expect_within(many.v[METRIC_THROUGHPUT_TOTAL_MBPS], wire, 0.01, "8 queues: goodput at the wire");
+	assert_int_equal(many.bottleneck, BOTTLENECK_WIRE);
+
+	modern_base(&sc, "1");
+	run(&sc, &one);
+	expect_below(one.v[METRIC_THROUGHPUT_TOTAL_MBPS], 0.97 * wire, "1 queue: goodput below the wire");
+	/* bound by the receiver's CPU that takes queue 0's interrupt (irq_cpu 0) */
+	assert_int_equal(one.bottleneck, BOTTLENECK_CPU);
+	assert_int_equal(one.bottleneck_host, 1);
+	assert_int_equal(one.bottleneck_cpu, 0);
+	assert_non_null(strstr(one.bottleneck_text, "NIC queue 0's interrupt CPU"));
+	/* with 8 queues the interrupts are spread: more hardirqs, none on a saturated CPU */
+	expect_below(one.v[METRIC_HARDIRQS_PER_S], many.v[METRIC_HARDIRQS_PER_S], "hardirqs, 1 vs 8 queues");
+}
+
+static void test_irq_affinity_places_the_queues(void **state)
+{
+	struct scenario sc;
+	struct sim sim;
+	struct tcpsim_err err = {0};
+	struct metrics m;
+	(void)state;
+
+	modern_base(&sc, "4");
+	set(&sc, "rhost.irq_affinity", "8-9,20,30");
+	assert_int_equal(config_validate(&sc, &err), 0);
+	assert_int_equal(sim_init(&sim, &sc, &err), 0);
+	assert_int_equal(nic_queue_on_cpu(&sim, 1, 8), 0);
+	assert_int_equal(nic_queue_on_cpu(&sim, 1, 9), 1);
+	assert_int_equal(nic_queue_on_cpu(&sim, 1, 20), 2);
+	assert_int_equal(nic_queue_on_cpu(&sim, 1, 30), 3);
+	assert_int_equal(nic_queue_on_cpu(&sim, 1, 0), -1);
+	/* the sender follows irq_cpu + i */
+	assert_int_equal(nic_queue_on_cpu(&sim, 0, 0), 0);
+	assert_int_equal(nic_queue_on_cpu(&sim, 0, 3), 3);
+	assert_int_equal(nic_queue_on_cpu(&sim, 0, 4), -1);
+	sim_release(&sim);
+
+	/* one queue moved to CPU 5: that CPU is the one named */
+	modern_base(&sc, "1");
+	set(&sc, "rhost.irq_affinity", "5");
+	run(&sc, &m);
+	assert_int_equal(m.bottleneck, BOTTLENECK_CPU);
+	assert_int_equal(m.bottleneck_host, 1);
+	assert_int_equal(m.bottleneck_cpu, 5);
+	assert_non_null(strstr(m.bottleneck_text, "NIC queue 0's"));
+}
+
+/* RPS and RFS take the stack's work off a saturated queue CPU: the skbs
+ * go to other CPUs' backlogs (IPIs), and the run reaches the wire. */
+static void test_rps_rfs_unload_the_queue_cpu(void **state)
+{
+	struct scenario sc;
+	struct metrics rss, rps, rfs;
+	double wire = 100e9 * 8948 / 9038 / 1e6;
+	(void)state;
+
+	modern_base(&sc, "1");
+	run(&sc, &rss);
+	assert_true(rss.v[METRIC_RPS_STEERED_PER_S] == 0);
+	set(&sc, "host.rx_steering", "rps");
+	run(&sc, &rps);
+	set(&sc, "host.rx_steering", "rfs");
+	run(&sc, &rfs);
+	assert_true(rps.v[METRIC_RPS_STEERED_PER_S] > 0);
+	assert_true(rfs.v[METRIC_RPS_STEERED_PER_S] > 0);
+	expect_below(rss.v[METRIC_CAL_IPIS_PER_S], rps.v[METRIC_CAL_IPIS_PER_S], "CAL IPIs, RSS vs RPS");
+	expect_within(rps.v[METRIC_THROUGHPUT_TOTAL_MBPS], wire, 0.01, "RPS: goodput at the wire");
+	expect_within(rfs.v[METRIC_THROUGHPUT_TOTAL_MBPS], wire, 0.01, "RFS: goodput at the wire");
+}
+
+/* aRFS: with a queue on every CPU the NIC delivers each flow on its
+ * reader's CPU, so RFS has (almost) nothing left to steer. */
+static void test_arfs_follows_the_reader(void **state)
+{
+	struct scenario sc;
+	struct metrics rfs, arfs;
+	(void)state;
+
+	modern_base(&sc, "32");
+	set(&sc, "host.rx_steering", "rfs");
+	run(&sc, &rfs);
+	set(&sc, "host.rx_steering", "arfs");
+	run(&sc, &arfs);
+	assert_true(rfs.v[METRIC_RPS_STEERED_PER_S] > 0);
+	expect_below(arfs.v[METRIC_RPS_STEERED_PER_S], 0.1 * rfs.v[METRIC_RPS_STEERED_PER_S],
+		     "skbs steered to another CPU, aRFS vs RFS");
+}
+
+static void test_queue_settings_refused(void **state)
+{
+	static const struct {
+		const char *key, *val, *msg;
+	} bad[] = {
+		{"rhost.irq_affinity", "0-40", "CPU 40 but rhost.cpus = 32"},
+		{"host.irq_affinity", "0-", "is not a CPU list"},
+		{"host.irq_affinity", "3,,4", "is not a CPU list"},
+		{"host.irq_affinity", "5-2", "is not a CPU list"},
+		{"host.irq_affinity", "1,", "is not a CPU list"},
+		{"host.queues", "9", "more than 8 queues' interrupts on cpu0"},
+		{"host.kernel", "2.6.34", "needs a kernel of 2.6.35 or later"},
+		{"host.rx_steering", "arfs", "needs a kernel of 2.6.39 or later"},
+	};
+	int cpus[32], badcpu = 0;
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct scenario sc;
+		struct tcpsim_err err = {0};
+		modern_base(&sc, "1");
+		set(&sc, "host.rx_steering", "rfs");
+		if (strcmp(bad[i].key, "host.queues") == 0) {
+			set(&sc, "host.rx_steering", "rss");
+			set(&sc, "host.irq_affinity", "0");
+		}
+		if (strcmp(bad[i].val, "arfs") == 0)
+			set(&sc, "host.kernel", "2.6.38"); /* RFS is there, aRFS not yet */
+		set(&sc, bad[i].key, bad[i].val);
+		assert_int_not_equal(config_validate(&sc, &err), 0);
+		if (!strstr(err.msg, bad[i].msg))
+			fail_msg("%s=%s: '%s' lacks '%s'", bad[i].key, bad[i].val, err.msg, bad[i].msg);
+	}
+	/* the list is a set, in ascending order (cpulist_parse) */
+	assert_int_equal(cpulist_parse("7,0-2,1", 32, cpus, &badcpu), 4);
+	assert_int_equal(cpus[0], 0);
+	assert_int_equal(cpus[3], 7);
+	assert_int_equal(cpulist_parse("4-40", 32, cpus, &badcpu), -2);
+	assert_int_equal(badcpu, 40);
+}
+
+/* ---- per-host counters ---- */
+
+/* Each LKP counter of a two-host run is the sender's host's plus the
+ * receiver's; on one host both are that host's. */
+static void test_per_host_counters_add_up(void **state)
+{
+	struct scenario sc;
+	struct metrics m;
+	(void)state;
+
+	modern_base(&sc, "1");
+	set(&sc, "host.rx_steering", "rfs");
+	set(&sc, "tcp.pacing", "on");
+	run(&sc, &m);
+	for (int i = 0; i < METRIC_SPLIT_N; i++) {
+		const struct metric_split *s = &metric_splits[i];
+		double sum = m.v[s->send] + m.v[s->recv];
+		if (fabs(sum - m.v[s->sum]) > 1e-9 * fmax(1.0, m.v[s->sum]))
+			fail_msg("%s: sender %.3f + receiver %.3f != %.3f", metric_table[s->sum].name, m.v[s->send],
+				 m.v[s->recv], m.v[s->sum]);
+	}
+	/* the two hosts differ: the receiver switches context, the sender allocates pages */
+	expect_below(m.v[METRIC_CS_PER_S_SEND], m.v[METRIC_CS_PER_S_RECV], "cs/s, sender vs receiver host");
+	expect_below(m.v[METRIC_PGALLOC_PER_S_RECV], m.v[METRIC_PGALLOC_PER_S_SEND], "pgalloc/s, receiver vs sender");
+	assert_true(m.v[METRIC_HRTIMER_SOFTIRQS_PER_S_SEND] > 0);
+
+	config_defaults(&sc);
+	set(&sc, "run.warmup", "10ms");
+	set(&sc, "run.duration", "50ms");
+	set(&sc, "run.batch", "10ms");
+	run(&sc, &m);
+	for (int i = 0; i < METRIC_SPLIT_N; i++) {
+		const struct metric_split *s = &metric_splits[i];
+		assert_true(m.v[s->send] == m.v[s->sum]);
+		assert_true(m.v[s->recv] == m.v[s->sum]);
+	}
+}
+
+/* scenarios/modern/ loads and validates; its single flow with every
+ * optimisation off is bound by the CPU of the queue its hash picked, and
+ * with aRFS by the reader's CPU, which takes the queue too. */
+static void test_modern_scenarios(void **state)
+{
+	static const char *const names[] = {
+		"32cpu-1flow-all-on", "32cpu-1flow-no-tso-gro", "32cpu-1flow-no-jumbo", "32cpu-1flow-no-arfs",
+		"32cpu-1flow-all-off", "32cpu-600flows-all-on", "32cpu-600flows-no-tso-gro", "32cpu-600flows-no-jumbo",
+		"32cpu-600flows-no-arfs", "32cpu-600flows-all-off", "128cpu-600flows-all-on", "128cpu-600flows-no-arfs",
+	};
+	struct metrics off, on;
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		struct scenario sc;
+		struct tcpsim_err err = {0};
+		char path[128];
+		snprintf(path, sizeof(path), "scenarios/modern/%s.cfg", names[i]);
+		config_defaults(&sc);
+		if (config_load(&sc, path, &err) || config_validate(&sc, &err))
+			fail_msg("%s: %s", path, err.msg);
+		assert_int_equal(sc.link_type, LINK_NIC);
+		assert_true(sc.rate_bps == 100e9);
+	}
+	run_file("scenarios/modern/32cpu-1flow-all-off.cfg", &off);
+	assert_int_equal(off.bottleneck, BOTTLENECK_CPU);
+	assert_int_equal(off.bottleneck_host, 1);
+	assert_non_null(strstr(off.bottleneck_text, "NIC queue"));
+	run_file("scenarios/modern/32cpu-1flow-all-on.cfg", &on);
+	assert_int_equal(on.bottleneck, BOTTLENECK_CPU);
+	assert_int_equal(on.bottleneck_host, 1);
+	assert_int_equal(on.bottleneck_cpu, 2); /* app.recv_cpu */
+	expect_below(5 * off.v[METRIC_THROUGHPUT_TOTAL_MBPS], on.v[METRIC_THROUGHPUT_TOTAL_MBPS],
+		     "single flow, all optimisations off x 5 vs on (Mbit/s)");
+}
+
+/* ---- buffers that settle ---- */
+
+/* 16 flows at 100 Gbit/s: some connection's buffer grows in nearly every
+ * batch, so with run.settle = 0 the warm-up is extended to the bound and
+ * the run still says it never settled; with 5% the buffers' sum counts
+ * as settled and the warm-up ends when it was due. */
+static void test_settle_tolerance_ends_the_warmup(void **state)
+{
+	struct scenario sc;
+	struct metrics exact, tol;
+	(void)state;
+
+	modern_base(&sc, "8");
+	set(&sc, "app.instances", "16");
+	set(&sc, "run.duration", "300ms");
+	run(&sc, &exact);
+	assert_int_equal(exact.buffers_settled, 0);
+	expect_below(0.1, exact.warmup_s, "warm-up extended while buffers move (s)");
+	set(&sc, "run.settle", "0.05");
+	run(&sc, &tol);
+	assert_int_equal(tol.buffers_settled, 1);
+	expect_below(tol.warmup_s, exact.warmup_s, "warm-up (s), run.settle 5% vs 0");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -385,6 +645,14 @@ int main(void)
 		cmocka_unit_test(test_gro_fewer_acks_less_receive_cpu),
 		cmocka_unit_test(test_gro_unloads_a_cpu_bound_receiver),
 		cmocka_unit_test(test_gro_limits),
+		cmocka_unit_test(test_queues_reach_the_wire_one_queue_does_not),
+		cmocka_unit_test(test_irq_affinity_places_the_queues),
+		cmocka_unit_test(test_rps_rfs_unload_the_queue_cpu),
+		cmocka_unit_test(test_arfs_follows_the_reader),
+		cmocka_unit_test(test_queue_settings_refused),
+		cmocka_unit_test(test_per_host_counters_add_up),
+		cmocka_unit_test(test_settle_tolerance_ends_the_warmup),
+		cmocka_unit_test(test_modern_scenarios),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

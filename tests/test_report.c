@@ -73,6 +73,7 @@ static void fill_metrics(struct metrics *m)
 	for (int c = 0; c < 4; c++)
 		m->cpu_busy_pct[0][c] = 90 + c;
 	snprintf(m->bottleneck_text, sizeof(m->bottleneck_text), "cpu: sender cpu 0 at 100%% busy");
+	m->buffers_settled = 1;
 }
 
 /* ---- metric table ----------------------------------------------------- */
@@ -128,7 +129,7 @@ static void test_metric_find(void **state)
 /* ---- CSV ---------------------------------------------------------------- */
 
 struct csv_rows {
-	char cell[4][160][64]; /* rows, columns (METRIC_N + extras), bytes */
+	char cell[4][192][64]; /* rows, columns (METRIC_N + extras), bytes */
 	int ncols[4];
 	int row;
 };
@@ -137,7 +138,7 @@ static void on_field(void *s, size_t len, void *data)
 {
 	struct csv_rows *r = data;
 	int c = r->ncols[r->row]++;
-	assert_true(r->row < 4 && c < 160 && len < 64);
+	assert_true(r->row < 4 && c < 192 && len < 64);
 	memcpy(r->cell[r->row][c], s ? s : "", len);
 	r->cell[r->row][c][len] = '\0';
 }
@@ -411,6 +412,40 @@ static void test_compare_layout(void **state)
 	free(text);
 }
 
+/* compare says when a side's runs never settled, as a single run does;
+ * on one host it leaves out the per-host and steering rows. */
+static void test_compare_says_unsettled(void **state)
+{
+	struct scenario sc;
+	struct metrics a, b[2];
+	char *text = NULL;
+	(void)state;
+
+	fill_scenario(&sc);
+	fill_metrics(&a);
+	fill_metrics(&b[0]);
+	fill_metrics(&b[1]);
+	struct report_side base = {"base", &sc, &a, 1};
+	struct report_side nw = {"new", &sc, b, 2};
+	CAPTURE(text, report_compare(f, &base, &nw));
+	assert_null(strstr(text, "Warning"));
+	assert_null(strstr(text, "cs_per_s_send"));
+	free(text);
+
+	b[1].buffers_settled = 0;
+	CAPTURE(text, report_compare(f, &base, &nw));
+	assert_non_null(strstr(text, "Warning: new: in 1 of 2 runs autotuning still changed socket buffers"));
+	assert_null(strstr(text, "Warning: base"));
+	free(text);
+
+	a.buffers_settled = 0;
+	sc.link_type = LINK_NIC;
+	CAPTURE(text, report_compare(f, &base, &nw));
+	assert_non_null(strstr(text, "Warning: base: autotuning still changed socket buffers"));
+	assert_non_null(strstr(text, "cs_per_s_send"));
+	free(text);
+}
+
 static void test_compare_json(void **state)
 {
 	struct scenario sc;
@@ -448,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_table_netperf_row),
 		cmocka_unit_test(test_change_pct),
 		cmocka_unit_test(test_compare_layout),
+		cmocka_unit_test(test_compare_says_unsettled),
 		cmocka_unit_test(test_compare_json),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

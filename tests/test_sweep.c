@@ -71,6 +71,14 @@ static int fake_run_slow(const struct scenario *sc, struct metrics *m, struct tc
 	return TCPSIM_OK;
 }
 
+/* Buffers never settle on MTU 1500 (as a run with many flows may not). */
+static int fake_run_unsettled(const struct scenario *sc, struct metrics *m, struct tcpsim_err *err)
+{
+	fake_metrics(sc, m);
+	m->buffers_settled = sc->mtu_bytes != 1500;
+	return TCPSIM_OK;
+}
+
 /* Fails on MTU 9000 with TSO off, as a run may fail on bad input. */
 static int fake_run_failing(const struct scenario *sc, struct metrics *m, struct tcpsim_err *err)
 {
@@ -900,10 +908,28 @@ static void test_columns(void **state)
 	free(p);
 }
 
+/* A sweep counts the runs whose buffers never settled (cmd_sweep says
+ * so): the MTU 1500 points of 4 x 2 x 2 points, 2 reps each. */
+static void test_unsettled_runs_counted(void **state)
+{
+	struct fixture *f = *state;
+	struct tcpsim_err err = {0};
+	struct sweep_stats st;
+	char *out = path_in(f, "unsettled.csv");
+
+	add_axes(&f->sw, issue_axes, 3);
+	f->sw.reps = 2;
+	assert_int_equal(run_into(&f->sw, out, 2, 1, 1, false, fake_run_unsettled, 0, &st, &err), TCPSIM_OK);
+	assert_int_equal(st.rows_written, 32);
+	assert_int_equal(st.rows_unsettled, 8);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_axis_forms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unsettled_runs_counted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_axis_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shard_parse, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_point_order, setup, teardown),

@@ -99,3 +99,45 @@ bool parse_long_in(const char *s, long lo, long hi, long *out)
 	*out = v;
 	return true;
 }
+
+int cpulist_parse(const char *s, int ncpus, int *out, int *bad_cpu)
+{
+	bool *in = xcalloc((size_t)(ncpus > 0 ? ncpus : 1), sizeof(*in));
+	int n = 0, rc = 0;
+
+	while (*s && rc == 0) {
+		char *end;
+		long lo, hi;
+		if (*s < '0' || *s > '9') {
+			rc = -1;
+			break;
+		}
+		errno = 0;
+		lo = hi = strtol(s, &end, 10);
+		if (*end == '-') {
+			s = end + 1;
+			if (*s < '0' || *s > '9') {
+				rc = -1;
+				break;
+			}
+			hi = strtol(s, &end, 10);
+		}
+		if (errno || hi < lo || (*end && *end != ',') || (*end == ',' && !end[1])) {
+			rc = -1;
+			break;
+		}
+		if (hi >= ncpus) {
+			*bad_cpu = hi > INT32_MAX ? INT32_MAX : (int)hi;
+			rc = -2;
+			break;
+		}
+		for (long c = lo; c <= hi; c++)
+			in[c] = true;
+		s = *end ? end + 1 : end;
+	}
+	for (int c = 0; rc == 0 && c < ncpus; c++)
+		if (in[c])
+			out[n++] = c;
+	free(in);
+	return rc ? rc : n;
+}

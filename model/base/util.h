@@ -25,6 +25,13 @@ bool parse_finite(const char *s, double *out);
 /* s is, whole, a decimal integer within lo..hi; *out is set only when it is. */
 bool parse_long_in(const char *s, long lo, long hi, long *out);
 
+/* A CPU list as /proc/irq/N/smp_affinity_list reads it (the kernel's
+ * cpulist_parse, lib/bitmap.c): ranges and single CPUs, "0-7,16,18-19".
+ * As there, the list is a set: out[] gets its CPUs in ascending order, each
+ * once.  Returns how many, 0 for an empty list, -1 when malformed, -2 when
+ * a CPU is ncpus or more (*bad_cpu is that CPU). */
+int cpulist_parse(const char *s, int ncpus, int *out, int *bad_cpu);
+
 _Noreturn void invariant_failed(const char *file, int line, const char *expr,
 				const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

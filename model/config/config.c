@@ -116,6 +116,8 @@ static const char *const cc_names[] = {[CC_RENO] = "reno", [CC_CUBIC] = "cubic",
 static const char *const domains_names[] = {[DOMAINS_HOST] = "host", [DOMAINS_LLC] = "llc", NULL};
 static const char *const sendfile_names[] = {[SENDFILE_LINUX] = "linux", [SENDFILE_FREEBSD_OLD] = "freebsd-old",
 					    [SENDFILE_FREEBSD_NEW] = "freebsd-new", NULL};
+static const char *const steering_names[] = {[STEER_RSS] = "rss", [STEER_RPS] = "rps", [STEER_RFS] = "rfs",
+					    [STEER_ARFS] = "arfs", NULL};
 static const char *const loop_names[] = {[LOOP_NETPERF] = "netperf", [LOOP_IPERF3] = "iperf3", NULL};
 static const char *const test_names[] = {
 	[APP_TCP_STREAM] = "TCP_STREAM", [APP_TCP_SENDFILE] = "TCP_SENDFILE", NULL};
@@ -146,6 +148,9 @@ static const struct row rows[] = {
 	 .def = "0.01", .unit = "fraction", .help = "stop once the 95% CI half-width / mean is below this; 0 = never"},
 	{KEY(G_RUN, "run", "lkp_seconds"), .type = T_DOUBLE, SC(lkp_seconds), .min = 1, .max = 1e6,
 	 .def = "300", .unit = "s", .help = "totals are shown as if over a run this long (LKP)"},
+	{KEY(G_RUN, "run", "settle"), .type = T_DOUBLE, SC(settle_frac), .min = 0, .max = 0.5, .def = "0",
+	 .unit = "fraction", .help = "autotuning has settled (the warm-up ends, the measured interval is kept) once the "
+	 "socket buffers summed over all connections move by at most this fraction; 0 = once none moves at all"},
 	{KEY(G_RUN, "run", "cost_jitter"), .type = T_DOUBLE, SC(cost_jitter), .min = 0, .max = 0.5,
 	 .def = "0.02", .unit = "fraction", .help = "relative s.d. of the cost of each unit of work"},
 
@@ -176,7 +181,7 @@ static const struct row rows[] = {
 	 * the Linux myri10ge driver of 2006 (myri10ge_intr_coal_delay = 25 us, no
 	 * frame count; TX completions share the interrupt) */
 	{HKEY("irq_cpu"), .type = T_INT, HC(irq_cpu), .min = 0, .max = SCENARIO_MAX_CPUS - 1, .def = "0",
-	 .unit = "CPU", .help = "CPU that takes the NIC interrupt and runs its NAPI poll (nic)"},
+	 .unit = "CPU", .help = "CPU that takes the NIC interrupt and runs its NAPI poll; with host.queues, queue 0's (nic)"},
 	{HKEY("rx_usecs"), .type = T_TIME, HC(rx_coal_ns), .min = 0, .max = SEC, .def = "25us", .unit = "us",
 	 .help = "interrupt coalescing: delay from a received frame to the interrupt (ethtool rx-usecs; nic)"},
 	{HKEY("rx_frames"), .type = T_INT, HC(rx_coal_frames), .min = 0, .max = 1e6, .def = "0", .unit = "frames",
@@ -185,6 +190,16 @@ static const struct row rows[] = {
 	 .help = "interrupt coalescing for TX completions (ethtool tx-usecs; nic)"},
 	{HKEY("tx_frames"), .type = T_INT, HC(tx_coal_frames), .min = 0, .max = 1e6, .def = "0", .unit = "frames",
 	 .help = "interrupt at once after this many TX completions; 0 = no limit (ethtool tx-frames; nic)"},
+	/* multi-queue NICs (netdev_nic.h): one queue and no steering is the
+	 * single-interrupt NIC above */
+	{HKEY("queues"), .type = T_INT, HC(queues), .min = 1, .max = SCENARIO_MAX_CPUS, .def = "1", .unit = "queues",
+	 .help = "NIC queue pairs (ethtool -L combined), each with its own interrupt, NAPI and coalescing; RSS hashes flows to them (nic)"},
+	{HKEY("irq_affinity"), .type = T_STRING, HC(irq_affinity), .def = "auto", .unit = "",
+	 .help = "queue i's interrupt CPU is the i-th of this list (as /proc/irq/N/smp_affinity_list: 0-7,16-23), reused "
+	 "from the start when shorter; auto = irq_cpu + i (nic)"},
+	{HKEY("rx_steering"), .type = T_ENUM, HC(rx_steering), .names = steering_names, .def = "rss", .unit = "",
+	 .help = "where received frames are processed: rss (the queue's interrupt CPU), rps (a CPU the flow hash picks), "
+	 "rfs (the reader's CPU), arfs (RFS, and the NIC moves the flow to the queue on the reader's CPU) (nic; 2.6.35+, arfs 2.6.39+)"},
 
 	/* [cost] and [rcost]: one key per cost_table row; bounds, default, help there */
 	{.group = G_COST, .key = NULL, .type = T_DOUBLE, HC(cost_cycles[0]), .min = 0, .unit = "cycles"},
@@ -1193,6 +1208,42 @@ const char *config_key_name(int i)
 
 /* ---- validation across keys ---- */
 
+/* A multi-queue NIC's interrupts (link.type = nic): the affinity list
+ * names CPUs of the host, a CPU runs at most CPU_NAPI_MAX queues' NAPI
+ * (cpu.c), RPS and RFS exist since 2.6.35 (net/core/dev.c, get_rps_cpu)
+ * and aRFS since 2.6.39 (ndo_rx_flow_steer). */
+#define CPU_NAPI_MAX 8
+static int validate_queues(const struct host_cfg *hc, const char *sect, struct tcpsim_err *err)
+{
+	int cpu_of[SCENARIO_MAX_CPUS], per_cpu[SCENARIO_MAX_CPUS] = {0}, n, bad = 0, maj = 0, min = 0, patch = 0, need;
+
+	if (!nic_affinity_auto(hc)) {
+		n = cpulist_parse(hc->irq_affinity, hc->cpus, cpu_of, &bad);
+		if (n == -2)
+			return err_set(err, TCPSIM_EUSAGE, "%s.irq_affinity = '%s': CPU %d but %s.cpus = %d (CPUs are 0..%d)",
+				       sect, hc->irq_affinity, bad, sect, hc->cpus, hc->cpus - 1);
+		if (n <= 0)
+			return err_set(err, TCPSIM_EUSAGE, "%s.irq_affinity = '%s' is not a CPU list such as 0-7,16,18-19",
+				       sect, hc->irq_affinity);
+	} else {
+		n = 1;
+		cpu_of[0] = hc->irq_cpu;
+	}
+	for (int q = 0; q < hc->queues; q++) {
+		int c = nic_affinity_auto(hc) ? (hc->irq_cpu + q) % hc->cpus : cpu_of[q % n];
+		if (++per_cpu[c] > CPU_NAPI_MAX)
+			return err_set(err, TCPSIM_EUSAGE, "%s.queues = %d puts more than %d queues' interrupts on cpu%d; "
+				       "give %s.irq_affinity more CPUs", sect, hc->queues, CPU_NAPI_MAX, c, sect);
+	}
+	sscanf(hc->kernel, "%d.%d.%d", &maj, &min, &patch);
+	need = hc->rx_steering == STEER_ARFS ? 39 : 35;
+	if (hc->rx_steering != STEER_RSS && (maj < 2 || (maj == 2 && (min < 6 || (min == 6 && patch < need)))))
+		return err_set(err, TCPSIM_EUSAGE, "%s.rx_steering = %s needs a kernel of 2.6.%d or later (RPS and RFS "
+			       "came in 2.6.35, aRFS in 2.6.39) but %s.kernel = %s", sect, steering_names[hc->rx_steering],
+			       need, sect, hc->kernel);
+	return 0;
+}
+
 int config_validate(const struct scenario *sc, struct tcpsim_err *err)
 {
 	char a[32], b[32];
@@ -1211,6 +1262,11 @@ int config_validate(const struct scenario *sc, struct tcpsim_err *err)
 			return err_set(err, TCPSIM_EUSAGE, "%s.irq_cpu = %d but %s.cpus = %d (CPUs are 0..%d)",
 				       h ? "rhost" : "host", sc->host[h].irq_cpu, h ? "rhost" : "host",
 				       sc->host[h].cpus, sc->host[h].cpus - 1);
+	for (int h = 0; h <= rh; h++) {
+		int rc = rh ? validate_queues(&sc->host[h], h ? "rhost" : "host", err) : 0;
+		if (rc)
+			return rc;
+	}
 	if (sc->duration_ns < sc->batch_ns) {
 		fmt_time(sc->duration_ns, a, sizeof a);
 		fmt_time(sc->batch_ns, b, sizeof b);

@@ -87,6 +87,12 @@ struct counters {
 	uint64_t skb_deferred;       /* received skbs freed on their allocating CPU (5.17+) */
 	uint64_t wake_no_ipi;        /* remote wakeups of a polling idle CPU: no IPI */
 	uint64_t wire_busy_ns[2];    /* NIC: line time used by host h's transmitter */
+	uint64_t rps_steered;        /* NIC: skbs queued on another CPU's backlog by RPS/RFS */
+	/* the LKP counters above, host by host (the host whose CPU counts
+	 * them, as its /proc would): each site that counts a sum counts here too */
+	struct host_counters {
+		uint64_t netrx_softirqs, res_ipis, cal_ipis, hardirqs, ticks, cs, pgalloc, pgfree, hrtimer_softirqs;
+	} host[2];
 };
 
 /* Per-CPU accounting, in ns; snapshotted at the end of warm-up. */
@@ -136,6 +142,11 @@ struct sim {
 	const struct cpu_vectors *vec; /* interrupt and softirq handlers (cpu.h), set by sim_init */
 	/* the transport's receive handler (inet_protos; tcp_v4_rcv), set by sim_init */
 	void (*proto_rcv)(struct sim *sim, struct cpu *c, struct skb *skb);
+	/* what a device's flow steering asks of the transport, set by sim_init:
+	 * the connection's number (its 4-tuple, for the RSS hash) and the CPU
+	 * its socket's owner on host h last ran on (sock_rps_record_flow) */
+	uint32_t (*flow_id)(const struct tcp_conn *tc);
+	struct cpu *(*flow_cpu)(const struct tcp_conn *tc, int host);
 	void *dev_state;
 
 	struct counters cnt;

@@ -157,6 +157,7 @@ static void softirq_step(struct sim *sim, struct cpu *c)
 			c->paced[i - 1] = c->paced[i];
 		c->npaced--;
 		sim->cnt.hrtimer_softirqs++;
+		sim->cnt.host[c->host->id].hrtimer_softirqs++;
 		c->acct.hrtimer++;
 		cpu_charge(sim, c, COST_SOFTIRQ, cost[COST_SOFTIRQ]);
 		sim->vec->hrtimer(sim, c, tc);
@@ -172,6 +173,7 @@ static void softirq_step(struct sim *sim, struct cpu *c)
 		c->netrx_pending = false;
 		c->netrx_budget = sim->sc->netdev_budget;
 		sim->cnt.netrx_softirqs++;
+		sim->cnt.host[c->host->id].netrx_softirqs++;
 		c->acct.netrx++;
 		cpu_charge(sim, c, COST_SOFTIRQ, cost[COST_SOFTIRQ]);
 		sim->vec->net_rx_begin(sim, c); /* net_rx_action begins with skb_defer_free_flush (5.17+) */

@@ -220,6 +220,7 @@ static void schedule(struct sim *sim, struct cpu *c)
 	check_cpu(c);
 	if (prev != next) {
 		sim->cnt.cs++;
+		sim->cnt.host[c->host->id].cs++;
 		cpu_charge(sim, c, COST_CTXSW, c->host->cfg->cost_cycles[COST_CTXSW]);
 	}
 }
@@ -336,10 +337,13 @@ static void send_ipi(struct sim *sim, struct cpu *from, struct cpu *to, enum irq
 	}
 	if (from)
 		cpu_charge(sim, from, COST_IPI_SEND, from->host->cfg->cost_cycles[COST_IPI_SEND]);
-	if (kind == IRQ_IPI_RES)
+	if (kind == IRQ_IPI_RES) {
 		sim->cnt.res_ipis++;
-	else
+		sim->cnt.host[to->host->id].res_ipis++;
+	} else {
 		sim->cnt.cal_ipis++;
+		sim->cnt.host[to->host->id].cal_ipis++;
+	}
 	cpu_raise_irq_at(sim, to, wake_time(sim, to), kind);
 }
 

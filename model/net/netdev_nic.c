@@ -37,6 +37,7 @@ struct nic_pkt {
 	struct tcp_conn *conn;
 	uint8_t kind;            /* SKB_DATA or SKB_ACK */
 	bool last;               /* last wire frame of its driver skb */
+	uint16_t txq;            /* the TX queue it left from */
 	uint32_t len;            /* TCP payload bytes */
 	uint64_t seq;            /* data: first byte */
 	uint64_t ack_seq;        /* ACK: cumulative ack */
@@ -48,10 +49,11 @@ struct nic_pkt_block {
 	struct nic_pkt items[PKT_BLOCK];
 };
 
-struct nic_port {
-	struct host *host;
-	struct nic_port *peer;
-	struct cpu *irq_cpu;
+/* One queue pair of a port: TX ring and qdisc, RX ring, interrupt, NAPI. */
+struct nic_queue {
+	struct nic_port *port;
+	int index;
+	struct cpu *irq_cpu;     /* its interrupt's CPU (smp_affinity_list) */
 
 	/* transmit */
 	struct skb_list qdisc;   /* waiting for room on the TX ring */
@@ -60,10 +62,6 @@ struct nic_port {
 	uint32_t done;           /* ring skbs (from the head) whose frames all left */
 	struct skb *next_tx;     /* ring skb the next frame comes from, NULL: none */
 	uint32_t next_frame;     /* index of that frame in next_tx */
-	bool busy, paused;
-	double free_at_ns;       /* when the transmitter is free (exact) */
-	double busy_ns;          /* total line time used */
-	uint32_t on_wire;        /* frames sent toward the peer, not yet arrived */
 
 	/* receive */
 	struct nic_pkt *rx_head, *rx_tail;
@@ -80,6 +78,22 @@ struct nic_port {
 	int poll_frames;
 	struct skb *gro[NIC_GRO_FLOWS]; /* held (merging) skbs, oldest first */
 	int ngro;
+};
+
+struct nic_port {
+	struct host *host;
+	struct nic_port *peer;
+
+	/* the transmitter, shared by the queues' TX rings */
+	bool busy, paused;
+	int tx_cur;              /* queue whose ring the transmitter serves */
+	double free_at_ns;       /* when the transmitter is free (exact) */
+	double busy_ns;          /* total line time used */
+	uint32_t on_wire;        /* frames sent toward the peer, not yet arrived */
+
+	struct nic_queue *q;     /* host.queues of them */
+	int nq;
+	int *queue_of_cpu;       /* first queue whose interrupt is on CPU i, -1: none */
 };
 
 struct nic {
@@ -139,102 +153,214 @@ static uint32_t frames_of(const struct skb *skb)
 }
 
 /* ------------------------------------------------------------------ */
-/* interrupt coalescing                                                */
+/* queues: RSS, aRFS, RPS/RFS                                          */
 
-static void irq_fire(struct sim *sim, struct nic_port *p)
+/* The flow's receive hash at host h (the NIC's Toeplitz hash of the
+ * 4-tuple, skb->hash): a fixed mixing (splitmix64's finaliser) of the
+ * connection, the direction and the run's seed, which stands for the
+ * ephemeral port the connection happened to get. */
+static uint32_t flow_hash(const struct sim *sim, const struct tcp_conn *tc, int h)
 {
-	evq_timer_cancel(&p->coal_tm);
-	p->irq_masked = true;
-	p->rx_events = p->tx_events = 0;
-	cpu_raise_irq(sim, p->irq_cpu, IRQ_DEV, p);
+	uint64_t x = sim->sc->seed * 0x9e3779b97f4a7c15u + (uint64_t)sim->flow_id(tc) * 2u + (uint64_t)h + 1u;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
+	return (uint32_t)((x ^ (x >> 31)) >> 32);
 }
 
-static void coal_ev(struct sim *sim, void *obj, uint64_t arg)
+/* RSS: the indirection table's entry for the hash; ethtool's default
+ * table (ethtool_rxfh_indir_default) has NIC_RSS_INDIR entries, entry i
+ * pointing at queue i % queues. */
+static struct nic_queue *rss_queue(const struct sim *sim, const struct nic_port *p, const struct tcp_conn *tc)
 {
-	struct nic_port *p = obj;
-	(void)arg;
-	p->coal_tm.seq = 0;
-	irq_fire(sim, p);
+	return &p->q[(flow_hash(sim, tc, p->host->id) % NIC_RSS_INDIR) % (uint32_t)p->nq];
 }
 
-/* A received frame (rx) or a TX completion while the interrupt is unmasked. */
-static void coal_event(struct sim *sim, struct nic_port *p, bool rx)
+/* The CPU the socket's owner on this host last ran on, as its recvmsg and
+ * sendmsg record it (sock_rps_record_flow): the transport says which. */
+static struct cpu *flow_cpu(const struct sim *sim, const struct nic_port *p, const struct tcp_conn *tc)
 {
-	const struct host_cfg *cfg = p->host->cfg;
-	sim_ns delay = rx ? cfg->rx_coal_ns : cfg->tx_coal_ns;
+	return sim->flow_cpu(tc, p->host->id);
+}
 
-	if (p->irq_masked)
-		return; /* NAPI is polling: it finds the work itself */
-	if (rx)
-		p->rx_events++;
-	else
-		p->tx_events++;
-	if (delay == 0 || (cfg->rx_coal_frames > 0 && p->rx_events >= (uint32_t)cfg->rx_coal_frames) ||
-	    (cfg->tx_coal_frames > 0 && p->tx_events >= (uint32_t)cfg->tx_coal_frames)) {
-		irq_fire(sim, p);
+/* The queue a frame of tc arrives on at port p.  aRFS: the NIC's filter
+ * sends the flow to the queue whose interrupt is on the reader's CPU (the
+ * driver's cpu_rmap), if one is; otherwise RSS. */
+static struct nic_queue *rx_queue(const struct sim *sim, const struct nic_port *p, const struct tcp_conn *tc)
+{
+	if (p->nq == 1)
+		return &p->q[0];
+	if (p->host->cfg->rx_steering == STEER_ARFS) {
+		int qi = p->queue_of_cpu[flow_cpu(sim, p, tc)->id];
+		if (qi >= 0)
+			return &p->q[qi];
+	}
+	return rss_queue(sim, p, tc);
+}
+
+/* The CPU whose backlog gets a received skb (get_rps_cpu): the poll's own
+ * CPU with RSS alone, a CPU of the host by the flow hash with RPS (rps_cpus
+ * = every CPU), the reader's CPU with RFS and aRFS. */
+static struct cpu *steer_cpu(const struct sim *sim, struct cpu *c, const struct nic_port *p, const struct tcp_conn *tc)
+{
+	switch (p->host->cfg->rx_steering) {
+	case STEER_RSS:
+		break;
+	case STEER_RPS:
+		return &p->host->cpus[flow_hash(sim, tc, p->host->id) % (uint32_t)p->host->ncpus];
+	case STEER_RFS:
+	case STEER_ARFS:
+		return flow_cpu(sim, p, tc);
+	}
+	return c;
+}
+
+/* netif_receive_skb after GRO: the stack on c, or (RPS/RFS) the skb queued
+ * on another CPU's backlog (enqueue_to_backlog), which a function-call IPI
+ * wakes when its backlog was not yet scheduled (rps_ipi_queued, sent with
+ * net_rps_send_ipi). */
+static void nic_deliver(struct sim *sim, struct cpu *c, struct nic_queue *q, struct skb *skb)
+{
+	struct cpu *t = steer_cpu(sim, c, q->port, skb->conn);
+	bool scheduled;
+
+	if (t == c) {
+		netdev_rx(sim, c, skb);
 		return;
 	}
-	if (!evq_timer_armed(&p->coal_tm) || sim->now + delay < p->coal_at) {
-		p->coal_at = sim->now + delay;
-		evq_timer_arm(&sim->evq, &p->coal_tm, p->coal_at, coal_ev, p, 0);
+	scheduled = t->backlog_sched;
+	if (!netdev_backlog_enqueue(sim, t, skb)) {
+		sim_fail(sim, "[link] backlog: %d packets overflowed on host %d cpu%d (%s.rx_steering); drops are not "
+			      "modelled, raise link.backlog", sim->sc->backlog_max, t->host->id, t->id,
+			 t->host->id ? "rhost" : "host");
+		return;
+	}
+	sim->cnt.rps_steered++;
+	if (!scheduled) {
+		cpu_charge(sim, c, COST_IPI_SEND, c->host->cfg->cost_cycles[COST_IPI_SEND]);
+		sim->cnt.cal_ipis++;
+		sim->cnt.host[t->host->id].cal_ipis++;
+		cpu_raise_irq_at(sim, t, sim->now, IRQ_IPI_CAL);
 	}
 }
 
 /* ------------------------------------------------------------------ */
-/* transmit: ring, transmitter, wire                                   */
+/* interrupt coalescing                                                */
 
-static void rx_arrive(struct sim *sim, struct nic_port *q, struct nic_pkt *pkt);
-
-static void ring_push(const struct sim *sim, struct nic_port *p, struct skb *skb)
+static void irq_fire(struct sim *sim, struct nic_queue *q)
 {
-	skb_list_push(&p->ring, skb);
-	p->ring_slots += slots_of(sim, skb);
-	if (!p->next_tx) {
-		p->next_tx = skb;
-		p->next_frame = 0;
+	evq_timer_cancel(&q->coal_tm);
+	q->irq_masked = true;
+	q->rx_events = q->tx_events = 0;
+	cpu_raise_irq(sim, q->irq_cpu, IRQ_DEV, q);
+}
+
+static void coal_ev(struct sim *sim, void *obj, uint64_t arg)
+{
+	struct nic_queue *q = obj;
+	(void)arg;
+	q->coal_tm.seq = 0;
+	irq_fire(sim, q);
+}
+
+/* A received frame (rx) or a TX completion while the interrupt is unmasked. */
+static void coal_event(struct sim *sim, struct nic_queue *q, bool rx)
+{
+	const struct host_cfg *cfg = q->port->host->cfg;
+	sim_ns delay = rx ? cfg->rx_coal_ns : cfg->tx_coal_ns;
+
+	if (q->irq_masked)
+		return; /* NAPI is polling: it finds the work itself */
+	if (rx)
+		q->rx_events++;
+	else
+		q->tx_events++;
+	if (delay == 0 || (cfg->rx_coal_frames > 0 && q->rx_events >= (uint32_t)cfg->rx_coal_frames) ||
+	    (cfg->tx_coal_frames > 0 && q->tx_events >= (uint32_t)cfg->tx_coal_frames)) {
+		irq_fire(sim, q);
+		return;
+	}
+	if (!evq_timer_armed(&q->coal_tm) || sim->now + delay < q->coal_at) {
+		q->coal_at = sim->now + delay;
+		evq_timer_arm(&sim->evq, &q->coal_tm, q->coal_at, coal_ev, q, 0);
 	}
 }
 
-static bool ring_has_room(const struct sim *sim, const struct nic_port *p, const struct skb *skb)
+/* ------------------------------------------------------------------ */
+/* transmit: rings, transmitter, wire                                  */
+
+static void rx_arrive(struct sim *sim, struct nic_port *p, struct nic_pkt *pkt);
+
+static void ring_push(const struct sim *sim, struct nic_queue *q, struct skb *skb)
 {
-	return p->ring.len == 0 || p->ring_slots + slots_of(sim, skb) <= (uint32_t)sim->sc->tx_ring;
+	skb_list_push(&q->ring, skb);
+	q->ring_slots += slots_of(sim, skb);
+	if (!q->next_tx) {
+		q->next_tx = skb;
+		q->next_frame = 0;
+	}
+}
+
+static bool ring_has_room(const struct sim *sim, const struct nic_queue *q, const struct skb *skb)
+{
+	return q->ring.len == 0 || q->ring_slots + slots_of(sim, skb) <= (uint32_t)sim->sc->tx_ring;
 }
 
 static void tx_end_ev(struct sim *sim, void *obj, uint64_t arg);
+
+/* The TX queue the transmitter takes its next frame from: the current one
+ * while it is inside a driver skb, else the next queue with a frame after
+ * it, round robin over the rings (one queue: always queue 0).  NULL: none. */
+static struct nic_queue *tx_pick(struct nic_port *p)
+{
+	struct nic_queue *cur = &p->q[p->tx_cur];
+
+	if (cur->next_tx && cur->next_frame > 0)
+		return cur;
+	for (int i = 1; i <= p->nq; i++) {
+		struct nic_queue *q = &p->q[(p->tx_cur + i) % p->nq];
+		if (q->next_tx)
+			return q;
+	}
+	return NULL;
+}
 
 /* Start the next wire frame if the transmitter is free. */
 static void tx_kick(struct sim *sim, struct nic_port *p)
 {
 	struct nic *nic = sim->dev_state;
-	struct skb *skb = p->next_tx;
+	struct nic_queue *q;
+	struct skb *skb;
 	struct nic_pkt *pkt;
 	uint32_t mss, off;
 	double start, dur;
 
-	if (p->busy || !skb)
+	if (p->busy || !(q = tx_pick(p)))
 		return;
-	if (p->peer->rx_len + p->on_wire >= (uint32_t)sim->sc->rx_ring) {
+	skb = q->next_tx;
+	if (rx_queue(sim, p->peer, skb->conn)->rx_len + p->on_wire >= (uint32_t)sim->sc->rx_ring) {
 		p->paused = true; /* 802.3x PAUSE from the peer */
 		return;
 	}
 	p->paused = false;
+	p->tx_cur = q->index;
 	pkt = pkt_get(nic);
 	pkt->conn = skb->conn;
 	pkt->kind = skb->kind;
+	pkt->txq = (uint16_t)q->index;
 	if (skb->kind == SKB_DATA) {
 		/* TSO (or a GSO segment list): MSS-sized pieces of the frame */
 		mss = skb->segs > 1 && skb->gso_size ? skb->gso_size : skb->len;
-		off = p->next_frame * mss;
+		off = q->next_frame * mss;
 		pkt->seq = skb->seq + off;
 		pkt->len = skb->len - off < mss ? skb->len - off : mss;
 	} else {
 		pkt->ack_seq = skb->ack_seq;
 		pkt->wnd_end = skb->wnd_end;
 	}
-	if (++p->next_frame == frames_of(skb)) {
+	if (++q->next_frame == frames_of(skb)) {
 		pkt->last = true;
-		p->next_tx = skb->next;
-		p->next_frame = 0;
+		q->next_tx = skb->next;
+		q->next_frame = 0;
 	}
 	/* back to back: start where the previous frame ended, unrounded */
 	start = p->free_at_ns > (double)sim->now - 1.0 ? p->free_at_ns : (double)sim->now;
@@ -263,8 +389,9 @@ static void tx_end_ev(struct sim *sim, void *obj, uint64_t arg)
 
 	p->busy = false;
 	if (pkt->last) {
-		p->done++; /* its TX completion is posted */
-		coal_event(sim, p, false);
+		struct nic_queue *q = &p->q[pkt->txq];
+		q->done++; /* its TX completion is posted */
+		coal_event(sim, q, false);
 	}
 	if (sim->sc->delay_ns > 0)
 		sim_at(sim, sim->now + sim->sc->delay_ns, arrive_ev, pkt, (uint64_t)p->peer->host->id);
@@ -273,11 +400,14 @@ static void tx_end_ev(struct sim *sim, void *obj, uint64_t arg)
 	tx_kick(sim, p);
 }
 
-/* dev_queue_xmit on CPU c: the stack's per-frame work, then qdisc or ring. */
+/* dev_queue_xmit on CPU c: the stack's per-frame work, then the flow's TX
+ * queue (netdev_pick_tx without XPS: skb_tx_hash, the flow's hash over the
+ * queues, here its RSS queue), its qdisc or ring. */
 static void nic_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
 {
 	struct nic *nic = sim->dev_state;
 	struct nic_port *p = &nic->port[c->host->id];
+	struct nic_queue *q = p->nq == 1 ? &p->q[0] : rss_queue(sim, p, skb->conn);
 	const struct scenario *sc = sim->sc;
 	const double *cost = c->host->cfg->cost_cycles;
 
@@ -288,40 +418,43 @@ static void nic_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
 		if (!sc->csum) /* no NETIF_F_HW_CSUM: the stack sums the payload */
 			cpu_charge(sim, c, COST_CSUM_BYTE, cost[COST_CSUM_BYTE] * skb->len);
 	}
-	if (p->qdisc.len == 0 && ring_has_room(sim, p, skb))
-		ring_push(sim, p, skb);
+	if (q->qdisc.len == 0 && ring_has_room(sim, q, skb))
+		ring_push(sim, q, skb);
 	else
-		skb_list_push(&p->qdisc, skb);
+		skb_list_push(&q->qdisc, skb);
 	tx_kick(sim, p);
 }
 
-/* Reap TX completions on c (in the NAPI poll): free the skbs, refill the
- * ring from the qdisc (netif_wake_queue). */
-static void tx_reap(struct sim *sim, struct cpu *c, struct nic_port *p)
+/* Reap the queue's TX completions on c (in its NAPI poll): free the skbs,
+ * refill the ring from the qdisc (netif_tx_wake_queue). */
+static void tx_reap(struct sim *sim, struct cpu *c, struct nic_queue *q)
 {
 	const double *cost = c->host->cfg->cost_cycles;
 
-	while (p->done > 0) {
-		struct skb *skb = skb_list_pop(&p->ring);
+	while (q->done > 0) {
+		struct skb *skb = skb_list_pop(&q->ring);
 		uint32_t n = slots_of(sim, skb);
-		INVARIANT(skb && skb != p->next_tx, "nic%d: completion of an skb not sent", p->host->id);
-		p->done--;
-		p->ring_slots -= n;
+		INVARIANT(skb && skb != q->next_tx, "nic%d queue %d: completion of an skb not sent", q->port->host->id,
+			  q->index);
+		q->done--;
+		q->ring_slots -= n;
 		cpu_charge(sim, c, COST_TX_COMPL, cost[COST_TX_COMPL] * n);
 		skb_free(sim, c, skb);
 	}
-	while (p->qdisc.head && ring_has_room(sim, p, p->qdisc.head))
-		ring_push(sim, p, skb_list_pop(&p->qdisc));
-	tx_kick(sim, p);
+	while (q->qdisc.head && ring_has_room(sim, q, q->qdisc.head))
+		ring_push(sim, q, skb_list_pop(&q->qdisc));
+	tx_kick(sim, q->port);
 }
 
 /* ------------------------------------------------------------------ */
-/* receive: ring, LRO/GRO, delivery                                    */
+/* receive: rings, LRO/GRO, delivery                                   */
 
-static void rx_arrive(struct sim *sim, struct nic_port *q, struct nic_pkt *pkt)
+static void rx_arrive(struct sim *sim, struct nic_port *p, struct nic_pkt *pkt)
 {
-	INVARIANT(q->peer->on_wire > 0, "nic%d: frame arrived that was never sent", q->host->id);
-	q->peer->on_wire--;
+	struct nic_queue *q = rx_queue(sim, p, pkt->conn);
+
+	INVARIANT(p->peer->on_wire > 0, "nic%d: frame arrived that was never sent", p->host->id);
+	p->peer->on_wire--;
 	pkt->next = NULL;
 	if (q->rx_tail)
 		q->rx_tail->next = pkt;
@@ -332,7 +465,7 @@ static void rx_arrive(struct sim *sim, struct nic_port *q, struct nic_pkt *pkt)
 	coal_event(sim, q, true);
 }
 
-static struct nic_pkt *rx_pop(struct nic_port *q)
+static struct nic_pkt *rx_pop(struct nic_queue *q)
 {
 	struct nic_pkt *pkt = q->rx_head;
 	q->rx_head = pkt->next;
@@ -361,7 +494,7 @@ static struct skb *skb_of(struct sim *sim, struct cpu *c, const struct nic_pkt *
 }
 
 /* Hand held skb i to the stack (napi_gro_complete). */
-static void gro_flush_one(struct sim *sim, struct cpu *c, struct nic_port *q, int i)
+static void gro_flush_one(struct sim *sim, struct cpu *c, struct nic_queue *q, int i)
 {
 	struct skb *skb = q->gro[i];
 
@@ -370,16 +503,16 @@ static void gro_flush_one(struct sim *sim, struct cpu *c, struct nic_port *q, in
 	q->ngro--;
 	if (skb->segs < 2)
 		skb->gso_size = 0; /* a lone segment is not a GSO skb */
-	netdev_rx(sim, c, skb);
+	nic_deliver(sim, c, q, skb);
 }
 
-static void gro_flush_all(struct sim *sim, struct cpu *c, struct nic_port *q)
+static void gro_flush_all(struct sim *sim, struct cpu *c, struct nic_queue *q)
 {
 	while (q->ngro > 0)
 		gro_flush_one(sim, c, q, 0);
 }
 
-static int gro_find(const struct nic_port *q, const struct tcp_conn *tc)
+static int gro_find(const struct nic_queue *q, const struct tcp_conn *tc)
 {
 	for (int i = 0; i < q->ngro; i++)
 		if (q->gro[i]->conn == tc)
@@ -388,7 +521,7 @@ static int gro_find(const struct nic_port *q, const struct tcp_conn *tc)
 }
 
 /* One frame off the RX ring: merge it (LRO/GRO) or pass it up. */
-static void rx_frame(struct sim *sim, struct cpu *c, struct nic_port *q, const struct nic_pkt *pkt)
+static void rx_frame(struct sim *sim, struct cpu *c, struct nic_queue *q, const struct nic_pkt *pkt)
 {
 	struct nic *nic = sim->dev_state;
 	const struct scenario *sc = sim->sc;
@@ -421,7 +554,7 @@ static void rx_frame(struct sim *sim, struct cpu *c, struct nic_port *q, const s
 	}
 	if (i >= 0)
 		gro_flush_one(sim, c, q, i); /* keep the flow's order */
-	netdev_rx(sim, c, skb_of(sim, c, pkt));
+	nic_deliver(sim, c, q, skb_of(sim, c, pkt));
 }
 
 /* ------------------------------------------------------------------ */
@@ -429,20 +562,22 @@ static void rx_frame(struct sim *sim, struct cpu *c, struct nic_port *q, const s
 
 static void nic_irq(struct sim *sim, struct cpu *c, void *obj)
 {
-	struct nic_port *p = obj;
+	struct nic_queue *q = obj;
 
 	cpu_charge(sim, c, COST_HARDIRQ, c->host->cfg->cost_cycles[COST_HARDIRQ]);
 	sim->cnt.hardirqs++;
-	cpu_napi_schedule(sim, c, p); /* the interrupt stays masked until the poll completes */
+	sim->cnt.host[c->host->id].hardirqs++;
+	cpu_napi_schedule(sim, c, q); /* the interrupt stays masked until the poll completes */
 }
 
-/* One step of the port's NAPI poll on c: at the start of a poll, reap the
+/* One step of the queue's NAPI poll on c: at the start of a poll, reap the
  * TX completions; then one frame off the RX ring.  True while the NAPI
  * instance stays scheduled. */
 static bool nic_napi_poll(struct sim *sim, struct cpu *c, void *napi)
 {
 	struct nic *nic = sim->dev_state;
-	struct nic_port *q = napi;
+	struct nic_queue *q = napi;
+	struct nic_port *p = q->port;
 
 	if (!q->in_poll) {
 		q->in_poll = true;
@@ -456,8 +591,8 @@ static bool nic_napi_poll(struct sim *sim, struct cpu *c, void *napi)
 		cpu_charge(sim, c, COST_RX_SEG, c->host->cfg->cost_cycles[COST_RX_SEG]);
 		rx_frame(sim, c, q, pkt);
 		pkt_put(nic, pkt);
-		if (q->peer->paused)
-			tx_kick(sim, q->peer); /* room on the ring: PAUSE ends */
+		if (p->peer->paused)
+			tx_kick(sim, p->peer); /* room on the ring: PAUSE ends */
 	}
 	if (q->rx_head && q->poll_frames < sim->sc->dev_weight && c->netrx_budget > 0)
 		return true; /* this poll goes on */
@@ -475,6 +610,36 @@ static bool nic_napi_poll(struct sim *sim, struct cpu *c, void *napi)
 /* ------------------------------------------------------------------ */
 /* set-up                                                              */
 
+/* Queue i's interrupt CPU: the i-th CPU of host.irq_affinity (reused from
+ * the start when the list is shorter), else irq_cpu + i.  config_validate
+ * has checked the list. */
+static void port_init(struct nic_port *p, struct host *host)
+{
+	const struct host_cfg *cfg = host->cfg;
+	int *list = xcalloc((size_t)host->ncpus, sizeof(*list)), n = 0, bad = 0;
+
+	if (!nic_affinity_auto(cfg))
+		n = cpulist_parse(cfg->irq_affinity, host->ncpus, list, &bad);
+	INVARIANT(n >= 0, "host %d: irq_affinity '%s' not checked", host->id, cfg->irq_affinity);
+	INVARIANT(cfg->irq_cpu < host->ncpus, "host %d: irq_cpu %d of %d CPUs", host->id, cfg->irq_cpu, host->ncpus);
+	p->host = host;
+	p->nq = cfg->queues > 0 ? cfg->queues : 1;
+	p->q = xcalloc((size_t)p->nq, sizeof(*p->q));
+	p->queue_of_cpu = xmalloc((size_t)host->ncpus * sizeof(*p->queue_of_cpu));
+	for (int i = 0; i < host->ncpus; i++)
+		p->queue_of_cpu[i] = -1;
+	for (int i = 0; i < p->nq; i++) {
+		struct nic_queue *q = &p->q[i];
+		int cpu = n > 0 ? list[i % n] : (cfg->irq_cpu + i) % host->ncpus;
+		q->port = p;
+		q->index = i;
+		q->irq_cpu = &host->cpus[cpu];
+		if (p->queue_of_cpu[cpu] < 0)
+			p->queue_of_cpu[cpu] = i;
+	}
+	free(list);
+}
+
 static void nic_init(struct sim *sim)
 {
 	struct nic *nic = xcalloc(1, sizeof(*nic));
@@ -482,13 +647,8 @@ static void nic_init(struct sim *sim)
 	INVARIANT(sim->nhosts == 2, "nic path needs two hosts, has %d", sim->nhosts);
 	nic->hdr_bytes = IP_HDR_BYTES + TCP_HDR_BYTES + (sim->sc->timestamps ? TCP_TS_OPT_BYTES : 0);
 	for (int h = 0; h < 2; h++) {
-		struct nic_port *p = &nic->port[h];
-		struct host *host = &sim->hosts[h];
-		INVARIANT(host->cfg->irq_cpu < host->ncpus, "host %d: irq_cpu %d of %d CPUs", h, host->cfg->irq_cpu,
-			  host->ncpus);
-		p->host = host;
-		p->peer = &nic->port[1 - h];
-		p->irq_cpu = &host->cpus[host->cfg->irq_cpu];
+		port_init(&nic->port[h], &sim->hosts[h]);
+		nic->port[h].peer = &nic->port[1 - h];
 	}
 	sim->dev_state = nic;
 }
@@ -506,6 +666,10 @@ static void nic_release(struct sim *sim)
 		free(b);
 		b = n;
 	}
+	for (int h = 0; h < 2; h++) {
+		free(nic->port[h].q);
+		free(nic->port[h].queue_of_cpu);
+	}
 	free(nic);
 	sim->dev_state = NULL;
 }
@@ -519,16 +683,25 @@ const struct netdev_ops netdev_nic = {
 	.irq = nic_irq,
 };
 
+int nic_queue_on_cpu(const struct sim *sim, int host, int cpu)
+{
+	const struct nic *nic = sim->dev_state;
+
+	if (sim->dev != &netdev_nic || !nic || host < 0 || host > 1 || cpu < 0 || cpu >= sim->hosts[host].ncpus)
+		return -1;
+	return nic->port[host].queue_of_cpu[cpu];
+}
+
 void nic_inject_rx(struct sim *sim, int host, struct tcp_conn *tc, uint64_t seq, uint32_t len)
 {
 	struct nic *nic = sim->dev_state;
-	struct nic_port *q = &nic->port[host];
+	struct nic_port *p = &nic->port[host];
 	struct nic_pkt *pkt = pkt_get(nic);
 
 	pkt->conn = tc;
 	pkt->kind = SKB_DATA;
 	pkt->seq = seq;
 	pkt->len = len;
-	q->peer->on_wire++;
-	rx_arrive(sim, q, pkt);
+	p->peer->on_wire++;
+	rx_arrive(sim, p, pkt);
 }

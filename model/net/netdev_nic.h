@@ -53,7 +53,25 @@
  * uniprocessor sender the work lands on the same CPU either way, and the
  * budget and weight only matter under a receive load that ACKs never make.
  *
- * Not modelled: loss, multiple queues/RSS, DMA and PCI latency (a frame
+ * Multiple queues (host.queues; Linux 2.6.27+ multiqueue, RSS NICs such as
+ * mlx5 or ice): each queue pair has its own TX ring and qdisc, RX ring,
+ * interrupt on its own CPU (host.irq_affinity, as smp_affinity_list), NAPI
+ * instance, GRO list and coalescing timer (ethtool -C applies to every
+ * queue).  The transmitter serves the TX rings round robin, a driver skb at
+ * a time; a flow transmits on its hash's queue (skb_tx_hash; no XPS).  A
+ * received frame goes to the queue its flow hash picks in the indirection
+ * table (RSS; the Toeplitz hash is a fixed mixing of connection, direction
+ * and seed), or with aRFS to the queue whose interrupt is on the CPU the
+ * flow's reader last ran on (ndo_rx_flow_steer, the driver's cpu_rmap; the
+ * filter is moved at once, as if the NIC were told on every read).  After
+ * GRO, RPS queues the skb on the backlog of a CPU the flow hash picks and
+ * RFS (and aRFS) on the reader's CPU, a function-call IPI waking that
+ * CPU's NET_RX (get_rps_cpu, enqueue_to_backlog, net_rps_send_ipi; no
+ * rps_flow_cnt limit and no last_qtail check: a reader that moves can
+ * reorder a few frames).  802.3x pauses while the next frame's RX queue
+ * is full.  With one queue all of this is the single-interrupt NIC above.
+ *
+ * Not modelled: loss, XPS, DMA and PCI latency (a frame
  * leaves as soon as the transmitter is free), the qdisc's txqueuelen limit,
  * ksoftirqd, TX completions before the last wire frame has left.
  *
@@ -76,6 +94,14 @@ extern const struct netdev_ops netdev_nic;
 #define NIC_GRO_FLOWS 8
 /* A merged skb's headers plus payload stay below this (skb_gro_receive). */
 #define NIC_GRO_MAX_BYTES 65536
+
+/* RSS indirection table entries (ETH_RSS_HASH default size of mlx5/ice: 128;
+ * ethtool_rxfh_indir_default fills entry i with queue i % queues). */
+#define NIC_RSS_INDIR 128
+
+/* The first NIC queue whose interrupt is on host h's CPU cpu, -1 if none
+ * (or the path is not the NIC). */
+int nic_queue_on_cpu(const struct sim *sim, int host, int cpu);
 
 /* Tests: a data frame of conn tc (len payload bytes from seq) arrives now
  * at host h's NIC, as if it had crossed the wire. */

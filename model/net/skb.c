@@ -87,6 +87,7 @@ static void slab_alloc(struct sim *sim, struct cpu *c)
 	if (c->slab_free == 0) {
 		highorder_alloc(sim, c, sc->slab_pages);
 		sim->cnt.pgalloc += (uint64_t)sc->slab_pages;
+		sim->cnt.host[c->host->id].pgalloc += (uint64_t)sc->slab_pages;
 		cpu_charge(sim, c, COST_PAGE_ALLOC, c->host->cfg->cost_cycles[COST_PAGE_ALLOC] * sc->slab_pages);
 		c->slab_free += sc->slab_objs;
 	}
@@ -99,6 +100,7 @@ static void slab_free(struct sim *sim, struct cpu *c)
 	c->slab_free++;
 	if (c->slab_free > sc->slab_cpu_objs && c->slab_free >= sc->slab_objs) {
 		sim->cnt.pgfree += (uint64_t)sc->slab_pages;
+		sim->cnt.host[c->host->id].pgfree += (uint64_t)sc->slab_pages;
 		cpu_charge(sim, c, COST_PAGE_FREE, c->host->cfg->cost_cycles[COST_PAGE_FREE] * sc->slab_pages);
 		c->slab_free -= sc->slab_objs;
 	}
@@ -185,6 +187,7 @@ void skb_frag_use(struct sim *sim, struct cpu *c, struct page_frag *pf, uint32_t
 		if (pf->left_bytes == 0) {
 			highorder_alloc(sim, c, sc->frag_pages);
 			sim->cnt.pgalloc += (uint64_t)sc->frag_pages;
+			sim->cnt.host[c->host->id].pgalloc += (uint64_t)sc->frag_pages;
 			cpu_charge(sim, c, COST_PAGE_ALLOC, c->host->cfg->cost_cycles[COST_PAGE_ALLOC] * sc->frag_pages);
 			pf->left_bytes = frag_bytes;
 		}
@@ -202,6 +205,7 @@ void skb_frag_release(struct sim *sim, struct cpu *c, struct page_frag *pf, uint
 	while (pf->freed_bytes >= frag_bytes) {
 		pf->freed_bytes -= frag_bytes;
 		sim->cnt.pgfree += (uint64_t)sc->frag_pages;
+		sim->cnt.host[c->host->id].pgfree += (uint64_t)sc->frag_pages;
 		cpu_charge(sim, c, COST_PAGE_FREE, c->host->cfg->cost_cycles[COST_PAGE_FREE] * sc->frag_pages);
 	}
 }

@@ -108,6 +108,20 @@ const struct metric_desc metric_table[METRIC_N] = {
 	[METRIC_RCV_CPU_CAL_PER_S] = {"rcv_cpu_cal_per_s", NULL, 0, "IPIs/s", "CAL IPIs taken by the receiver's CPU"},
 	[METRIC_SND_CPU_RES_PER_S] = {"snd_cpu_res_per_s", NULL, 0, "IPIs/s", "RES IPIs taken by the sender's CPU"},
 	[METRIC_RCV_CPU_RES_PER_S] = {"rcv_cpu_res_per_s", NULL, 0, "IPIs/s", "RES IPIs taken by the receiver's CPU"},
+	[METRIC_RPS_STEERED_PER_S] = {"rps_steered_per_s", NULL, 0, "skbs/s",
+		"received skbs RPS/RFS queued on another CPU's backlog (host.rx_steering; nic)"},
+#define HOST_PAIR(id, col, unit, what)                                                                     \
+	[id##_SEND] = {col "_send", NULL, 0, unit, what ", the sender's host"},                              \
+	[id##_RECV] = {col "_recv", NULL, 0, unit, what ", the receiver's host (the sender's on one host)"}
+	HOST_PAIR(METRIC_NETRX_SOFTIRQS_PER_S, "netrx_softirqs_per_s", "softirqs/s", "NET_RX softirq handler runs"),
+	HOST_PAIR(METRIC_RES_IPIS_PER_S, "res_ipis_per_s", "IPIs/s", "rescheduling IPIs received"),
+	HOST_PAIR(METRIC_CS_PER_S, "cs_per_s", "switches/s", "context switches"),
+	HOST_PAIR(METRIC_INTR_PER_S, "intr_per_s", "interrupts/s", "interrupts of every kind"),
+	HOST_PAIR(METRIC_PGALLOC_PER_S, "pgalloc_per_s", "pages/s", "4 KB pages allocated"),
+	HOST_PAIR(METRIC_PGFREE_PER_S, "pgfree_per_s", "pages/s", "4 KB pages freed"),
+	HOST_PAIR(METRIC_CAL_IPIS_PER_S, "cal_ipis_per_s", "IPIs/s", "function-call IPIs received"),
+	HOST_PAIR(METRIC_HRTIMER_SOFTIRQS_PER_S, "hrtimer_softirqs_per_s", "softirqs/s", "HRTIMER softirq runs"),
+#undef HOST_PAIR
 	/* cat_{send,recv}[_app|_irq]_<category>_pct (costcat.h) */
 #define CAT_ROW(s, p, c, name, help) [METRIC_CAT(s, p, c)] = {"cat_" name "_pct", NULL, 0, "%", help}
 #define CAT_ROWS(s, p, pre, help)                                                              \
@@ -124,6 +138,14 @@ const struct metric_desc metric_table[METRIC_N] = {
 #undef CAT_ROWS
 #undef CAT_ROW
 };
+
+#define SPLIT(id) {id, id##_SEND, id##_RECV}
+const struct metric_split metric_splits[METRIC_SPLIT_N] = {
+	SPLIT(METRIC_NETRX_SOFTIRQS_PER_S), SPLIT(METRIC_RES_IPIS_PER_S), SPLIT(METRIC_CS_PER_S),
+	SPLIT(METRIC_INTR_PER_S), SPLIT(METRIC_PGALLOC_PER_S), SPLIT(METRIC_PGFREE_PER_S),
+	SPLIT(METRIC_CAL_IPIS_PER_S), SPLIT(METRIC_HRTIMER_SOFTIRQS_PER_S),
+};
+#undef SPLIT
 
 const char *regime_name(const double *v, double *per_write)
 {

@@ -76,6 +76,26 @@ enum metric_id {
 	METRIC_RCV_CPU_CAL_PER_S,
 	METRIC_SND_CPU_RES_PER_S,
 	METRIC_RCV_CPU_RES_PER_S,
+	/* NIC: skbs RPS/RFS queued on another CPU's backlog */
+	METRIC_RPS_STEERED_PER_S,
+	/* the LKP counters host by host: the sender's host (_send) and the
+	 * receiver's (_recv); on a one-host run both are that host's */
+	METRIC_NETRX_SOFTIRQS_PER_S_SEND,
+	METRIC_NETRX_SOFTIRQS_PER_S_RECV,
+	METRIC_RES_IPIS_PER_S_SEND,
+	METRIC_RES_IPIS_PER_S_RECV,
+	METRIC_CS_PER_S_SEND,
+	METRIC_CS_PER_S_RECV,
+	METRIC_INTR_PER_S_SEND,
+	METRIC_INTR_PER_S_RECV,
+	METRIC_PGALLOC_PER_S_SEND,
+	METRIC_PGALLOC_PER_S_RECV,
+	METRIC_PGFREE_PER_S_SEND,
+	METRIC_PGFREE_PER_S_RECV,
+	METRIC_CAL_IPIS_PER_S_SEND,
+	METRIC_CAL_IPIS_PER_S_RECV,
+	METRIC_HRTIMER_SOFTIRQS_PER_S_SEND,
+	METRIC_HRTIMER_SOFTIRQS_PER_S_RECV,
 	/* CPU time by Cai et al.'s categories (costcat.h), % of the host's busy
 	 * time: the sender's host, then the receiver's (rhost); each all
 	 * contexts, process context (app), then hardirq + softirq (irq) */
@@ -113,6 +133,13 @@ extern const struct metric_desc metric_table[METRIC_N];
 #define REGIME_AWAKE 0.05
 const char *regime_name(const double *v, double *per_write);
 
+/* Each LKP counter with its sender's-host and receiver's-host metric. */
+struct metric_split {
+	enum metric_id sum, send, recv;
+};
+#define METRIC_SPLIT_N 8
+extern const struct metric_split metric_splits[METRIC_SPLIT_N];
+
 /* Look a metric up by column name; -1 if unknown. */
 int metric_find(const char *name);
 
@@ -147,7 +174,7 @@ struct metrics {
 	enum bottleneck_kind bottleneck;
 	int bottleneck_host, bottleneck_cpu;
 	double bottleneck_util_pct;
-	char bottleneck_text[128];
+	char bottleneck_text[192];
 };
 
 #endif

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cost.h"
 #include "simtime.h"
@@ -32,6 +33,10 @@ enum app_loop { LOOP_NETPERF, LOOP_IPERF3 };
 enum sched_domains { DOMAINS_HOST, DOMAINS_LLC };
 /* sendfile(2) as Linux (tcp_sendpage), FreeBSD before and after the 2006 rewrite (app.c) */
 enum sendfile_impl { SENDFILE_LINUX, SENDFILE_FREEBSD_OLD, SENDFILE_FREEBSD_NEW };
+/* where a NIC queue's received frames are processed (netdev_nic.h): on the
+ * queue's interrupt CPU (RSS alone), on a CPU the flow hash picks (RPS), on
+ * the reader's CPU (RFS), or RFS with the NIC choosing the reader's queue (aRFS) */
+enum rx_steering { STEER_RSS, STEER_RPS, STEER_RFS, STEER_ARFS };
 
 #define SCENARIO_MAX_CPUS 256
 #define SCENARIO_NAME_MAX 64
@@ -61,7 +66,15 @@ struct host_cfg {
 	int rx_coal_frames;       /* ethtool rx-frames: interrupt at once after this many; 0 = off */
 	sim_ns tx_coal_ns;        /* ethtool tx-usecs, for TX completions */
 	int tx_coal_frames;       /* ethtool tx-frames; 0 = off */
+	/* multi-queue NIC: queue pairs, each with its own interrupt and NAPI */
+	int queues;               /* ethtool -L combined */
+	char irq_affinity[SCENARIO_NAME_MAX];   /* queue i's interrupt on the i-th CPU of this list
+	                           * (smp_affinity_list syntax); "auto": irq_cpu + i */
+	enum rx_steering rx_steering;
 };
+
+/* host.irq_affinity = auto: queue i's interrupt on CPU irq_cpu + i. */
+static inline bool nic_affinity_auto(const struct host_cfg *hc) { return strcmp(hc->irq_affinity, "auto") == 0; }
 
 struct scenario {
 	/* [run] */
@@ -142,6 +155,11 @@ struct scenario {
 	int tx_ring;              /* [link] TX ring, driver skbs (TSO frame or segment) */
 	int rx_ring;              /* [link] RX ring, wire frames; full = 802.3x PAUSE */
 	enum sendfile_impl sendfile; /* [app] whose sendfile(2) the sender runs */
+
+	/* [run] autotuning has settled when the connections' buffers, summed,
+	 * moved by at most this fraction since the measurement began; 0: when
+	 * none moved at all */
+	double settle_frac;
 };
 
 #endif

@@ -166,6 +166,24 @@ static void table_lkp(FILE *f, const struct scenario *sc, const struct metrics *
 	}
 }
 
+/* Two hosts: each LKP counter's rate on the sender's host and on the
+ * receiver's (what LKP on each machine would report). */
+static void table_lkp_hosts(FILE *f, const struct scenario *sc, const struct metrics *m)
+{
+	if (sc->link_type != LINK_NIC)
+		return;
+	fprintf(f, "  per host, sender '%s' / receiver '%s':\n", sc->host[0].name, sc->host[1].name);
+	for (int i = 0; i < METRIC_SPLIT_N; i++) {
+		const struct metric_split *s = &metric_splits[i];
+		char a[32], b[32];
+		if (s->sum == METRIC_HRTIMER_SOFTIRQS_PER_S && m->v[s->sum] == 0)
+			continue;
+		fprintf(f, "    %-26s %14s / %s %s\n", metric_table[s->sum].lkp_name,
+			num(a, sizeof(a), "%.1f", m->v[s->send]), num(b, sizeof(b), "%.1f", m->v[s->recv]),
+			metric_table[s->sum].unit);
+	}
+}
+
 static void table_mechanics(FILE *f, const struct scenario *sc, const struct metrics *m)
 {
 	static const struct {
@@ -300,7 +318,7 @@ static void table_run(FILE *f, const struct scenario *sc, const struct metrics *
 		m->tput_ci_pct, (unsigned long long)m->events, (unsigned long long)sc->seed);
 	if (!m->buffers_settled)
 		fprintf(f, "Warning: autotuning still changed socket buffers during the measured interval; "
-			   "the rates may not be steady (raise run.duration)\n");
+			   "the rates may not be steady (raise run.duration, or run.settle)\n");
 }
 
 int report_table(FILE *f, const struct scenario *sc, const struct metrics *m)
@@ -308,6 +326,7 @@ int report_table(FILE *f, const struct scenario *sc, const struct metrics *m)
 	table_title(f, sc, m);
 	table_netperf(f, sc, m);
 	table_lkp(f, sc, m);
+	table_lkp_hosts(f, sc, m);
 	table_mechanics(f, sc, m);
 	table_cpu(f, sc, m);
 	table_run(f, sc, m);
@@ -569,6 +588,29 @@ static void dashes(FILE *f, int n)
 		fputc('-', f);
 }
 
+/* Rows of the NIC's steering and of the per-host counters. */
+static bool row_two_host_only(int row)
+{
+	return row >= METRIC_RPS_STEERED_PER_S && row < METRIC_N;
+}
+
+/* A side whose runs' socket buffers never settled says so, as a single
+ * run's report does. */
+static void compare_settled(FILE *f, const struct report_side *s)
+{
+	int n = 0;
+	for (int r = 0; r < s->n; r++)
+		n += !s->runs[r].buffers_settled;
+	if (n == 0)
+		return;
+	if (s->n == 1)
+		fprintf(f, "Warning: %s: autotuning still changed socket buffers during the measured interval; "
+			   "the rates may not be steady (raise run.duration, or run.settle)\n", s->name);
+	else
+		fprintf(f, "Warning: %s: in %d of %d runs autotuning still changed socket buffers during the measured "
+			   "interval; the rates may not be steady (raise run.duration, or run.settle)\n", s->name, n, s->n);
+}
+
 int report_compare(FILE *f, const struct report_side *base, const struct report_side *nw)
 {
 	struct compare_cell cb[COMPARE_ROWS], cn[COMPARE_ROWS];
@@ -597,6 +639,8 @@ int report_compare(FILE *f, const struct report_side *base, const struct report_
 	int noisy = 0;
 	for (int row = 0; row < COMPARE_ROWS; row++) {
 		char chg[24];
+		if (row_two_host_only(row) && base->sc->link_type != LINK_NIC && nw->sc->link_type != LINK_NIC)
+			continue; /* on one host: no steering, and each host's counters are the sums */
 		if (exceeds_noise(&cb[row], &cn[row])) {
 			report_change_str(cb[row].mean, cn[row].mean, chg, sizeof(chg));
 		} else {
@@ -610,6 +654,8 @@ int report_compare(FILE *f, const struct report_side *base, const struct report_
 		fprintf(f, "\n%d and %d runs (one seed each); ~ in the change column: the difference is within\n"
 			   "the runs' spread (Welch t-test, 95%%), %d row%s.\n",
 			base->n, nw->n, noisy, noisy == 1 ? "" : "s");
+	compare_settled(f, base);
+	compare_settled(f, nw);
 	return stream_status(f);
 }
 

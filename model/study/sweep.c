@@ -599,6 +599,7 @@ struct sweep_slot {
 	uint32_t rep;
 	char *row;                /* DONE and ok: the line, owned */
 	size_t len;
+	bool unsettled;           /* DONE and ok: autotuning still moved buffers */
 	struct tcpsim_err err;    /* DONE and failed */
 };
 
@@ -669,6 +670,7 @@ static void *engine_worker(void *arg)
 		pthread_mutex_lock(&e->mu);
 		s->row = row;
 		s->len = len;
+		s->unsettled = row && !m->buffers_settled;
 		s->err = err;
 		s->state = SLOT_DONE;
 		pthread_cond_signal(&e->ready);
@@ -771,6 +773,7 @@ static int engine_write(struct sweep_engine *e, int fd, struct sweep_stats *st, 
 			s->state = SLOT_FREE;
 			e->n_written++;
 			st->rows_written++;
+			st->rows_unsettled += s->unsettled;
 			pthread_cond_broadcast(&e->space);
 			continue;
 		}

@@ -89,6 +89,7 @@ struct sweep_stats {
 	uint64_t rows_shard;     /* rows this shard owns (points x reps) */
 	uint64_t rows_before;    /* found in OUT.csv by --resume */
 	uint64_t rows_written;   /* written by this call */
+	uint64_t rows_unsettled; /* of them, runs whose buffers never settled */
 	bool interrupted;        /* stopped through *stop before the end */
 	bool out_of_order;       /* --resume found rows that are not a prefix */
 	uint64_t torn_bytes;     /* --resume cut this much torn last line off */
