@@ -41,6 +41,8 @@ struct nic_pkt {
 	uint64_t seq;            /* data: first byte */
 	uint64_t ack_seq;        /* ACK: cumulative ack */
 	uint64_t wnd_end;        /* ACK: right edge of the window */
+	bool ce;                 /* data: marked Congestion Experienced */
+	uint32_t ece_bytes;      /* ACK: the CE-marked bytes it echoes */
 };
 
 struct nic_pkt_block {
@@ -64,6 +66,7 @@ struct nic_port {
 	double free_at_ns;       /* when the transmitter is free (exact) */
 	double busy_ns;          /* total line time used */
 	uint32_t on_wire;        /* frames sent toward the peer, not yet arrived */
+	uint64_t backlog_bytes;  /* payload queued (qdisc and ring) not yet on the wire */
 
 	/* receive */
 	struct nic_pkt *rx_head, *rx_tail;
@@ -227,9 +230,12 @@ static void tx_kick(struct sim *sim, struct nic_port *p)
 		off = p->next_frame * mss;
 		pkt->seq = skb->seq + off;
 		pkt->len = skb->len - off < mss ? skb->len - off : mss;
+		pkt->ce = skb->ce;
+		p->backlog_bytes -= pkt->len;
 	} else {
 		pkt->ack_seq = skb->ack_seq;
 		pkt->wnd_end = skb->wnd_end;
+		pkt->ece_bytes = skb->ece_bytes;
 	}
 	if (++p->next_frame == frames_of(skb)) {
 		pkt->last = true;
@@ -287,6 +293,14 @@ static void nic_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
 			cpu_charge(sim, c, COST_TX_SEG, cost[COST_TX_SEG] * skb->segs);
 		if (!sc->csum) /* no NETIF_F_HW_CSUM: the stack sums the payload */
 			cpu_charge(sim, c, COST_CSUM_BYTE, cost[COST_CSUM_BYTE] * skb->len);
+		/* ECN marking at the bottleneck queue (RED with min = max = K,
+		 * as DCTCP's switches are set): an ECT frame that finds more
+		 * than link.ecn_threshold bytes ahead of it is marked CE */
+		if (skb->ect && sc->ecn_threshold_bytes > 0 && p->backlog_bytes > (uint64_t)sc->ecn_threshold_bytes) {
+			skb->ce = true;
+			sim->cnt.ce_marks++;
+		}
+		p->backlog_bytes += skb->len;
 	}
 	if (p->qdisc.len == 0 && ring_has_room(sim, p, skb))
 		ring_push(sim, p, skb);
@@ -353,9 +367,11 @@ static struct skb *skb_of(struct sim *sim, struct cpu *c, const struct nic_pkt *
 		skb->len = pkt->len;
 		skb->segs = 1;
 		skb->truesize += (int)pkt->len;
+		skb->ce = pkt->ce;
 	} else {
 		skb->ack_seq = pkt->ack_seq;
 		skb->wnd_end = pkt->wnd_end;
+		skb->ece_bytes = pkt->ece_bytes;
 	}
 	return skb;
 }
@@ -398,9 +414,10 @@ static void rx_frame(struct sim *sim, struct cpu *c, struct nic_port *q, const s
 		if (i >= 0) {
 			struct skb *h = q->gro[i];
 			/* same flow, next in sequence, no longer than the first
-			 * segment, and the whole below 64 KB (skb_gro_receive) */
-			if (h->seq + h->len == pkt->seq && pkt->len <= h->gso_size &&
-			    (uint64_t)nic->hdr_bytes + h->len + pkt->len < NIC_GRO_MAX_BYTES && h->segs < UINT16_MAX) {
+			 * segment, and the whole below gro_max_size (skb_gro_receive;
+			 * 64 KB before BIG TCP) */
+			if (h->seq + h->len == pkt->seq && pkt->len <= h->gso_size && pkt->ce == h->ce &&
+			    (uint64_t)nic->hdr_bytes + h->len + pkt->len < (uint64_t)sc->gro_max_bytes && h->segs < UINT16_MAX) {
 				h->len += pkt->len;
 				h->segs++;
 				h->truesize += (int)pkt->len;

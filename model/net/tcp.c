@@ -8,7 +8,8 @@
  *   tcp_ack.c       the window offered, when ACKs go, the delayed-ACK timer
  *   tcp_input.c     data and ACK arrival, the writer's wakeup
  *   tcp_recovery.c  SACK/FACK recovery and D-SACK undo
- *   tcp_cong.c      congestion-control ops; tcp_reno.c, tcp_cubic.c
+ *   tcp_cong.c      congestion-control ops; tcp_reno.c, tcp_cubic.c,
+ *                   tcp_bbr.c, tcp_dctcp.c
  *   tcp_freebsd.c   FreeBSD's tcp_output for the FreeBSD sender
  *
  * Sources of the rules, Linux 3.6 unless noted:
@@ -110,7 +111,10 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 
 	tc->snd_cwnd = sc->init_cwnd;
 	tc->snd_ssthresh = 1e12;
-	tc->cc->init(tc);
+	tc->pacing_needed = sc->pacing;
+	tc->ect = tc->cc->needs_ecn; /* tcp_ca_needs_ecn: the SYN asked for ECN */
+	tc->cc->init(tc);            /* bbr's sets pacing_needed */
+	tcp_cap_pacing_rate(tc);
 
 	/* tcp_select_initial_window: at most 10 segments of 1460 to start */
 	space = tc->window_clamp;
