@@ -7,6 +7,8 @@
  *    second in the last 10 round trips, less 1%), 2.885 times that in
  *    STARTUP, and in PROBE_BW cycles its pacing gain 1.25, 0.75, then 1
  *    for six phases of one min_rtt each.
+ *  - sch_fq (link.qdisc = fq) paces each socket at its pacing rate in
+ *    place of TCP's own timer.
  *  - DCTCP's alpha follows the fraction of segments marked CE (g = 1/16
  *    per window) and an ECE cuts cwnd by alpha / 2, once per window.
  */
@@ -326,6 +328,46 @@ static void test_bbr_and_dctcp_runs(void **state)
 			 m_of(&dctcp_off, "throughput_mbps"));
 }
 
+/* sch_fq paces every socket at its pacing rate (tcp.max_pacing_rate here),
+ * in place of TCP's own timer; without fq the cap alone paces nothing */
+static void test_fq_paces_at_the_socket_rate(void **state)
+{
+	struct scenario sc;
+	struct metrics capped_fifo, capped_fq, bbr_fq;
+	double wire_mbps = 10e3 * 1448 / 1538, paced_mbps = 2e3 * 1448 / 1500;
+	struct tcpsim_err err = {0};
+	(void)state;
+
+	nic10(&sc, "cubic", "0");
+	set(&sc, "tcp.max_pacing_rate", "2Gbit");
+	run(&sc, &capped_fifo);
+	set(&sc, "link.qdisc", "fq");
+	run(&sc, &capped_fq);
+	nic10(&sc, "bbr", "0");
+	set(&sc, "link.qdisc", "fq");
+	run(&sc, &bbr_fq);
+	if (fabs(m_of(&capped_fifo, "throughput_mbps") / wire_mbps - 1) > 0.01)
+		fail_msg("a capped rate without fq: %.1f Mbit/s, the wire %.1f", m_of(&capped_fifo, "throughput_mbps"),
+			 wire_mbps);
+	/* 2 Gbit/s of IP packets of 1500 bytes carrying 1448 each */
+	if (fabs(m_of(&capped_fq, "throughput_mbps") / paced_mbps - 1) > 0.01)
+		fail_msg("fq at 2 Gbit/s: %.1f Mbit/s, want %.1f", m_of(&capped_fq, "throughput_mbps"), paced_mbps);
+	if (fabs(m_of(&bbr_fq, "throughput_mbps") / wire_mbps - 1) > 0.01)
+		fail_msg("bbr over fq: %.1f Mbit/s, the wire %.1f", m_of(&bbr_fq, "throughput_mbps"), wire_mbps);
+	if (m_of(&capped_fq, "pace_kicks_per_s") != 0 || m_of(&bbr_fq, "pace_kicks_per_s") != 0)
+		fail_msg("TCP's pacing timer ran under fq (SK_PACING_FQ)");
+	/* fq is a NIC's qdisc, and 3.12's */
+	set(&sc, "link.type", "loopback");
+	assert_int_equal(config_validate(&sc, &err), TCPSIM_EUSAGE);
+	assert_non_null(strstr(err.msg, "link.qdisc = fq"));
+	set(&sc, "link.type", "nic");
+	set(&sc, "host.kernel", "3.11");
+	set(&sc, "tcp.cc", "cubic");
+	memset(&err, 0, sizeof err);
+	assert_int_equal(config_validate(&sc, &err), TCPSIM_EUSAGE);
+	assert_non_null(strstr(err.msg, "3.12"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_dctcp_cut_follows_the_marked_fraction),
 		cmocka_unit_test(test_dctcp_reduces_once_per_window),
 		cmocka_unit_test(test_bbr_and_dctcp_runs),
+		cmocka_unit_test(test_fq_paces_at_the_socket_rate),
 	};
 	return cmocka_run_group_tests_name("bbr and dctcp", tests, NULL, NULL);
 }

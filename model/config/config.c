@@ -120,6 +120,7 @@ static const char *const link_type_names[] = {[LINK_LOOPBACK] = "loopback", [LIN
 						     [LINK_VETH] = "veth", NULL};
 static const char *const cc_names[] = {[CC_RENO] = "reno", [CC_CUBIC] = "cubic", [CC_BBR] = "bbr",
 					     [CC_DCTCP] = "dctcp", NULL};
+static const char *const qdisc_names[] = {[QDISC_PFIFO_FAST] = "pfifo_fast", [QDISC_FQ] = "fq", NULL};
 static const char *const domains_names[] = {[DOMAINS_HOST] = "host", [DOMAINS_LLC] = "llc", NULL};
 static const char *const sendfile_names[] = {[SENDFILE_LINUX] = "linux", [SENDFILE_FREEBSD_OLD] = "freebsd-old",
 					    [SENDFILE_FREEBSD_NEW] = "freebsd-new", NULL};
@@ -220,6 +221,8 @@ static const struct row rows[] = {
 	 .flags = F_ZERO_OK, .def = "0", .unit = "bytes",
 	 .help = "the sender's NIC marks an ECN-capable (dctcp) frame CE when this much waits ahead of it "
 	 "(DCTCP's K; nic); 0 = no marking"},
+	{KEY(G_LINK, "link", "qdisc"), .type = T_ENUM, SC(qdisc), .names = qdisc_names, .def = "pfifo_fast", .unit = "",
+	 .help = "the NIC's root qdisc: pfifo_fast (FIFO) or fq (paces every socket at its pacing rate, 3.12+; nic)"},
 
 	/* [offload] */
 	{KEY(G_OFFLOAD, "offload", "tso"), .type = T_BOOL, SC(tso), .def = "on", .unit = "",
@@ -1310,6 +1313,10 @@ static int big_tcp_check(const struct scenario *sc, const struct origins *o, str
 			       sc->host[lim[i].host].kernel, kwhere[0] ? " (" : "", kwhere, kwhere[0] ? ")" : "",
 			       kname, lim[i].key, BIG_TCP_LEGACY_BYTES);
 	}
+	if (sc->qdisc == QDISC_FQ && (sc->link_type != LINK_NIC || !kernel_at_least(sc->host[0].kernel, 3, 12)))
+		return err_set(err, TCPSIM_EUSAGE, "link.qdisc = fq: %s",
+			       sc->link_type != LINK_NIC ? "only a NIC has a qdisc here (loopback and veth are noqueue); set link.type = nic"
+							 : "sch_fq is Linux 3.12's; set host.kernel to 3.12 or later");
 	/* the algorithms' first mainline releases: tcp_dctcp.c 3.18, tcp_bbr.c 4.9 */
 	if ((sc->cc == CC_DCTCP && !kernel_at_least(sc->host[0].kernel, 3, 18)) ||
 	    (sc->cc == CC_BBR && !kernel_at_least(sc->host[0].kernel, 4, 9))) {

@@ -77,6 +77,8 @@ struct nic_port {
 	uint32_t rx_events, tx_events;
 	sim_ns coal_at;
 	struct evq_timer coal_tm;
+	struct evq_timer fq_wd;  /* sch_fq's watchdog (qdisc_watchdog): the next departure time */
+	sim_ns fq_wd_at;
 
 	/* NAPI */
 	bool in_poll;
@@ -279,6 +281,58 @@ static void tx_end_ev(struct sim *sim, void *obj, uint64_t arg)
 	tx_kick(sim, p);
 }
 
+/*
+ * The qdisc's dequeue onto the ring (qdisc_run).  pfifo_fast: in order,
+ * while the ring has room.  sch_fq (link.qdisc = fq): the first skb whose
+ * departure time (skb->tstamp, set by TCP from its pacing rate: EDT,
+ * 4.20+; before, fq spaced each flow at sk_pacing_rate itself, the same
+ * times) has come; while none has, the watchdog is armed for the
+ * earliest (its hrtimer's interrupt cost is not modelled).  A flow's
+ * skbs keep their order (their times only grow); other flows pass it.
+ */
+static void fq_watchdog(struct sim *sim, void *obj, uint64_t arg);
+
+static void qdisc_run(struct sim *sim, struct nic_port *p)
+{
+	sim_ns next = -1;
+
+	if (sim->sc->qdisc != QDISC_FQ) {
+		while (p->qdisc.head && ring_has_room(sim, p, p->qdisc.head))
+			ring_push(sim, p, skb_list_pop(&p->qdisc));
+		return;
+	}
+	for (struct skb *prev = NULL, *skb = p->qdisc.head, *nx; skb; skb = nx) {
+		nx = skb->next;
+		if (skb->tstamp > sim->now) {
+			if (next < 0 || skb->tstamp < next)
+				next = skb->tstamp;
+			prev = skb;
+			continue;
+		}
+		if (!ring_has_room(sim, p, skb))
+			return; /* the TX completion that makes room runs this again */
+		if (prev)
+			prev->next = nx;
+		else
+			p->qdisc.head = nx;
+		if (p->qdisc.tail == skb)
+			p->qdisc.tail = prev;
+		p->qdisc.len--;
+		skb->next = NULL;
+		ring_push(sim, p, skb);
+	}
+	if (next >= 0 && (!evq_timer_armed(&p->fq_wd) || next < p->fq_wd_at))
+		evq_timer_arm(&sim->evq, &p->fq_wd, p->fq_wd_at = next, fq_watchdog, p, 0);
+}
+
+static void fq_watchdog(struct sim *sim, void *obj, uint64_t arg)
+{
+	struct nic_port *p = obj;
+	(void)arg;
+	qdisc_run(sim, p);
+	tx_kick(sim, p);
+}
+
 /* dev_queue_xmit on CPU c: the stack's per-frame work, then qdisc or ring. */
 static void nic_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
 {
@@ -302,10 +356,14 @@ static void nic_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
 		}
 		p->backlog_bytes += skb->len;
 	}
-	if (p->qdisc.len == 0 && ring_has_room(sim, p, skb))
-		ring_push(sim, p, skb);
-	else
+	if (sc->qdisc == QDISC_FQ) {
 		skb_list_push(&p->qdisc, skb);
+		qdisc_run(sim, p);
+	} else if (p->qdisc.len == 0 && ring_has_room(sim, p, skb)) {
+		ring_push(sim, p, skb);
+	} else {
+		skb_list_push(&p->qdisc, skb);
+	}
 	tx_kick(sim, p);
 }
 
@@ -324,8 +382,7 @@ static void tx_reap(struct sim *sim, struct cpu *c, struct nic_port *p)
 		cpu_charge(sim, c, COST_TX_COMPL, cost[COST_TX_COMPL] * n);
 		skb_free(sim, c, skb);
 	}
-	while (p->qdisc.head && ring_has_room(sim, p, p->qdisc.head))
-		ring_push(sim, p, skb_list_pop(&p->qdisc));
+	qdisc_run(sim, p);
 	tx_kick(sim, p);
 }
 

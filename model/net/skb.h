@@ -63,6 +63,7 @@ struct skb {
 	sim_ns tx_delivered_at;  /* tp->delivered_mstamp then */
 	sim_ns tx_first_at;      /* tp->first_tx_mstamp then */
 	bool tx_app_limited;
+	sim_ns tstamp;           /* data: earliest departure (skb->tstamp, EDT) for sch_fq; 0: now */
 	bool ect, ce;            /* data: ECN-capable transport; marked Congestion Experienced */
 	uint32_t ece_bytes;      /* ACK: CE-marked bytes it reports (ECE; DCTCP's accurate echo) */
 	/* skb->destructor (tcp_wfree): run when the skb is freed or orphaned */

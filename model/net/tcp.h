@@ -1,7 +1,10 @@
 /*
  * tcp: one bulk connection, data one way and ACKs the other, after Linux
  * net/ipv4/tcp*.c of the 3.x era.  Sequence numbers are 64-bit byte counts
- * that never wrap.
+ * that never wrap.  What later kernels changed follows host.kernel
+ * (docs/eras.md): internal pacing, TSO autosizing, TCP Small Queues,
+ * BIG TCP's frame sizes, sch_fq's pacing, the bbr and dctcp algorithms
+ * with delivery-rate samples and ECN (tcp_output.c, tcp_input.c).
  *
  * Sender (tcp_output.c): the write queue holds skbs of up to the size
  * goal (tcp_xmit_size_goal: as many whole MSS as fit under gso_max_size
@@ -88,6 +91,10 @@
  *   RECOVERY:  entered with high_seq = snd_nxt, ssthresh = cc->ssthresh,
  *              cwnd = ssthresh; cwnd does not grow;
  *              snd_una < high_seq <= snd_nxt.
+ *   in_cwr:    (OPEN, ECN) an ECE reduced ssthresh and cwnd by cc->ssthresh
+ *              (tcp_enter_cwr); no other reduction and no growth until
+ *              snd_una reaches cwr_high_seq, the snd_nxt of then;
+ *              snd_una <= cwr_high_seq while set.
  *
  * Receiver's ACK (ack_pending, delack_tm):
  *
@@ -280,6 +287,7 @@ struct tcp_conn {
 	bool pace_armed;
 	bool tsq_deferred;           /* TCP_TSQ_DEFERRED: the timer fired while the writer owned the socket */
 	bool pacing_needed;          /* sk_pacing_status = SK_PACING_NEEDED (tcp.pacing, or bbr's init) */
+	bool pacing_fq;              /* sk_pacing_status = SK_PACING_FQ: sch_fq paces the socket */
 	sim_ns min_rtt_ns;           /* tcp_min_rtt: least RTT sample (TSO autosizing, 5.18+); 0: none */
 
 	/* TCP Small Queues (tcp_small_queue_check, tcp_wfree; 3.6+) */

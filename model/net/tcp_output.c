@@ -256,7 +256,9 @@ static void pacing_after_send(struct sim *sim, struct tcp_conn *tc, const struct
 	sim_ns prior = tc->wstamp_ns;
 	if (tc->wstamp_ns < sim->now)
 		tc->wstamp_ns = sim->now;
-	if (tc->pacing_needed && tc->pacing_Bps > 0 && tc->segs_out >= 10) {
+	if (tc->pacing_fq) /* skb->skb_mstamp_ns: sch_fq holds the frame until then */
+		((struct skb *)skb)->tstamp = tc->wstamp_ns;
+	if ((tc->pacing_needed || tc->pacing_fq) && tc->pacing_Bps > 0 && tc->segs_out >= 10) {
 		double wire = (double)skb->len + (double)skb->segs * (IP_HDR_BYTES + TCP_HDR_BYTES + (sim->sc->timestamps ? TCP_TS_OPT_BYTES : 0));
 		sim_ns len_ns = (sim_ns)(wire * 1e9 / tc->pacing_Bps);
 		sim_ns credit = tc->wstamp_ns - prior;
@@ -341,12 +343,13 @@ void tcp_tsq_handler(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
 	tcp_push(sim, c, tc, true);
 }
 
-/* tcp_rate_skb_sent: the delivery state a later ACK of skb measures from. */
-static void rate_skb_sent(struct sim *sim, struct tcp_conn *tc, struct skb *skb)
+/* tcp_rate_skb_sent: the delivery state a later ACK of skb measures from,
+ * at the skb's departure time tx_ns. */
+static void rate_skb_sent(struct tcp_conn *tc, struct skb *skb, sim_ns tx_ns)
 {
 	if (tc->snd_nxt == tc->snd_una) { /* nothing in flight: a new flight starts */
-		tc->first_tx_at = sim->now;
-		tc->delivered_at = sim->now;
+		tc->first_tx_at = tx_ns;
+		tc->delivered_at = tx_ns;
 	}
 	skb->tx_first_at = tc->first_tx_at;
 	skb->tx_delivered_at = tc->delivered_at;
@@ -367,6 +370,7 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 		int64_t limit;
 		bool is_tail = skb->next == NULL;
 		struct skb *clone;
+		sim_ns tx_ns;
 
 		/* tcp_is_cwnd_limited: the window, not the application, stops a
 		 * full-size frame */
@@ -402,9 +406,13 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 				tc->cwnd_limited = true;
 			tcp_split_skb(sim, c, tc, skb, (uint32_t)limit);
 		}
-		rate_skb_sent(sim, tc, skb);
+		/* the skb's time (skb_mstamp_ns) is its departure: for a socket
+		 * sch_fq paces, the EDT it leaves the qdisc at, so RTT and
+		 * delivery-rate samples leave out the pacing wait */
+		tx_ns = tc->pacing_fq && tc->wstamp_ns > sim->now ? tc->wstamp_ns : sim->now;
+		rate_skb_sent(tc, skb, tx_ns);
 		skb->sent = true;
-		skb->sent_at = sim->now;
+		skb->sent_at = tx_ns;
 		tc->snd_nxt = skb->seq + skb->len;
 		if (skb->len % (uint32_t)tc->mss_bytes)
 			tc->snd_sml = tc->snd_nxt; /* tcp_minshall_update */

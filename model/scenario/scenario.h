@@ -24,6 +24,9 @@
 enum link_type { LINK_LOOPBACK, LINK_NIC, LINK_VETH };
 enum app_test { APP_TCP_STREAM, APP_TCP_SENDFILE };
 enum cc_algo { CC_RENO, CC_CUBIC, CC_BBR, CC_DCTCP };
+/* the NIC's root qdisc: a FIFO (pfifo_fast) or sch_fq, which paces each
+ * socket at its sk_pacing_rate (3.12+) */
+enum qdisc_kind { QDISC_PFIFO_FAST, QDISC_FQ };
 /* the application's loop: netperf's (one blocking call per message) or
  * iperf3's (a select() before every read() and write()) */
 enum app_loop { LOOP_NETPERF, LOOP_IPERF3 };
@@ -113,6 +116,7 @@ struct scenario {
 	int tso_rtt_log;          /* net.ipv4.tcp_tso_rtt_log (5.18+) */
 	int64_t limit_output_bytes; /* net.ipv4.tcp_limit_output_bytes (TSQ, 3.6+); 0 = the era's default */
 	int64_t ecn_threshold_bytes; /* [link] the sender's NIC marks ECT frames CE above this queue; 0 = never */
+	enum qdisc_kind qdisc;    /* [link] the NIC's root qdisc */
 
 	/* [app] */
 	enum app_test test;
