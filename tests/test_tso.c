@@ -150,9 +150,9 @@ static void test_tsq_waits_for_the_tx_completion(void **state)
 	struct story st;
 	(void)state;
 
-	/* 6.18, tcp_limit_output_bytes 64K: the first frame (45 segments,
+	/* 6.5, tcp_limit_output_bytes 64K: the first frame (45 segments,
 	 * 66 KB of truesize) leaves more than the limit in the device */
-	story_begin(&st, "6.18", "0", "64K");
+	story_begin(&st, "6.5", "0", "64K");
 	append(&st, 3 * 45 * 1448);
 	assert_int_equal(st.cap.n, 1);
 	assert_true(st.tc->tsq_throttled);
@@ -170,6 +170,15 @@ static void test_tsq_waits_for_the_tx_completion(void **state)
 	assert_true(st.tc->tsq_bytes == st.cap.skb[1]->truesize);
 	skb_orphan(&st.sim, st.c, st.cap.skb[1]);
 	assert_true(st.tc->tsq_bytes == 0);
+	assert_true(st.sim.cnt.tsq_throttles > 0);
+	story_end(&st);
+
+	/* 6.6+: a single skb in flight does not stop the next (the second
+	 * frame goes, the third waits) */
+	story_begin(&st, "6.18", "0", "64K");
+	append(&st, 3 * 45 * 1448);
+	assert_int_equal(st.cap.n, 2);
+	assert_true(st.tc->tsq_throttled);
 	story_end(&st);
 
 	/* 3.5: no TSQ, all three frames go at once */

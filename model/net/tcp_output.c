@@ -144,7 +144,9 @@ uint32_t tcp_tso_segs(const struct tcp_conn *tc)
  * tcp_limit_output_bytes' default: 128 KB, 256 KB from 4.2 (c39c4c6abb89),
  * 1 MB from 5.0 (c73e5807e4f6), 4 MB from 6.16 (9ea3bfa61b09).  Loopback
  * and veth orphan the skb at transmit (skb_orphan), so only a NIC holds
- * it.  A socket with nothing in flight always sends.
+ * it.  A socket with nothing in flight always sends (the skb is the write
+ * queue's head; 4.15+: the rtx queue is empty), and since 6.6 one with a
+ * single skb in flight too (tcp_rtx_queue_empty_or_single_skb).
  */
 static int64_t tsq_limit(const struct tcp_conn *tc, const struct skb *skb)
 {
@@ -166,7 +168,11 @@ static int64_t tsq_limit(const struct tcp_conn *tc, const struct skb *skb)
 
 static bool tsq_holds(const struct tcp_conn *tc, const struct skb *skb)
 {
+	const struct skb *head = tc->wq.head;
+
 	if (!host_kernel_at_least(tc->snd_host, 3, 6) || tc->snd_nxt == tc->snd_una)
+		return false;
+	if (host_kernel_at_least(tc->snd_host, 6, 6) && head && head->sent && (!head->next || !head->next->sent))
 		return false;
 	if (tc->tsq_bytes <= tsq_limit(tc, skb))
 		return false;
