@@ -163,7 +163,8 @@ fi
 # A file size limit stands in for the full disk: with SIGXFSZ ignored, write(2)
 # writes up to the limit and then fails (EFBIG), as at ENOSPC.  ulimit -f
 # counts 512-byte blocks in dash (1024 in bash): 8 or 16 KB, past the sidecar
-# and the header, far short of the 64-value sweep.
+# (4 KB with the 64 values in its comment) and the header, far short of the
+# 64-value sweep.
 sh -c 'trap "" XFSZ; ulimit -f 16 && exec "$0" "$@"' "$TCPSIM" sweep "$D/fast.cfg" $LONG -o full.csv -j 2 2>ferr
 st=$?
 size=$(wc -c <full.csv 2>/dev/null || echo 0)

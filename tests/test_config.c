@@ -178,7 +178,7 @@ static void test_key_names(void **state)
 	struct scenario sc;
 
 	config_defaults(&sc);
-	assert_int_equal(n, 9 + 19 + COST_N + 19 + COST_N + 9 + 6 + 18 + 8 + 5 + 5);
+	assert_int_equal(n, 9 + 19 + COST_N + 19 + COST_N + 11 + 7 + 22 + 8 + 5 + 5);
 	for (int i = 0; i < n; i++) {
 		const char *name = config_key_name(i);
 		assert_non_null(name);
@@ -366,7 +366,7 @@ static void test_bools_enums_strings(void **state)
 	assert_int_equal(sc.link_type, LINK_NIC);
 	set_ok(&sc, "tcp.cc", "reno");
 	assert_int_equal(sc.cc, CC_RENO);
-	set_fails("tcp.cc", "bbr", "where: [tcp] cc: 'bbr' is not one of: reno, cubic");
+	set_fails("tcp.cc", "vegas", "where: [tcp] cc: 'vegas' is not one of: reno, cubic, bbr, dctcp");
 	set_fails("app.test", "TCP_RR", "'TCP_RR' is not one of: TCP_STREAM, TCP_SENDFILE");
 
 	set_ok(&sc, "host.kernel", "4.19");

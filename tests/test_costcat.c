@@ -301,10 +301,13 @@ static void test_all_optimisations_bound_by_receiver_copy(void **state)
 	(void)state;
 
 	load_run("scenarios/modern/cai-allopts.cfg", &sc, &m, NULL, NULL);
+	/* the receiver's CPU is saturated; the model copies as dearly on the
+	 * sender (one cost.copy_byte for both, no cache model), so the
+	 * sender's CPU is too and the bottleneck named may be either host's */
 	assert_int_equal(m.bottleneck, BOTTLENECK_CPU);
-	assert_int_equal(m.bottleneck_host, 1);
 	assert_int_equal(m.bottleneck_cpu, sc.recv_cpu);
-	expect_range(m.bottleneck_util_pct, 99, 100, "receiver's CPU busy");
+	expect_range(m.bottleneck_util_pct, 99, 100, "the bottleneck CPU busy");
+	expect_range(m.v[METRIC_RCV_CPU_BUSY_PCT], 99, 100, "receiver's CPU busy");
 	if (top_cat(&m, 1, 0) != CAT_DATA_COPY)
 		fail_msg("receiver's largest category is %s (%.1f%%), not data_copy (%.1f%%)",
 			 costcat_name(top_cat(&m, 1, 0)), m.v[METRIC_CAT(1, 0, top_cat(&m, 1, 0))],

@@ -62,7 +62,7 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 		/* sndbuf full: push what we have; sk_stream_wait_memory releases
 		 * the socket (the ACKs in its backlog are processed) and sleeps
 		 * if that freed nothing, until ACKs free space */
-		tcp_push(sim, c, tc, true);
+		tcp_push_sendmsg(sim, c, tc);
 		tcp_writer_release(sim, c, tc);
 		if (tc->wmem_queued < tc->sndbuf)
 			return APP_RAN;
@@ -81,7 +81,7 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 	}
 	t->app->call_left -= n;
 	if (t->app->call_left == 0) {
-		tcp_push(sim, c, tc, true);
+		tcp_push_sendmsg(sim, c, tc);
 		tcp_writer_release(sim, c, tc); /* release_sock */
 		t->in_call = false;
 		sim->cnt.writes++;

@@ -65,6 +65,12 @@
 #define KERNEL_MAJOR_MAX 99
 #define KERNEL_MINOR_MAX 999
 #define HELP_WIDTH 100
+/* BIG TCP (include/linux/netdevice.h): GSO_LEGACY_MAX_SIZE 65536 before;
+ * GSO_MAX_SIZE 512 KB - 8 since, for IPv6 from 5.19 (the jumbogram's
+ * hop-by-hop header) and IPv4 from 6.3 (IFLA_GSO_IPV4_MAX_SIZE,
+ * IFLA_GRO_IPV4_MAX_SIZE).  The model's packets are IPv4 (tcp.h). */
+#define BIG_TCP_LEGACY_BYTES 65536
+#define BIG_TCP_MAX_BYTES 524280
 
 enum key_type { T_INT, T_U64, T_SIZE, T_DOUBLE, T_TIME, T_RATE, T_BOOL, T_ENUM, T_STRING };
 
@@ -112,7 +118,9 @@ struct row {
 
 static const char *const link_type_names[] = {[LINK_LOOPBACK] = "loopback", [LINK_NIC] = "nic",
 						     [LINK_VETH] = "veth", NULL};
-static const char *const cc_names[] = {[CC_RENO] = "reno", [CC_CUBIC] = "cubic", NULL};
+static const char *const cc_names[] = {[CC_RENO] = "reno", [CC_CUBIC] = "cubic", [CC_BBR] = "bbr",
+					     [CC_DCTCP] = "dctcp", NULL};
+static const char *const qdisc_names[] = {[QDISC_PFIFO_FAST] = "pfifo_fast", [QDISC_FQ] = "fq", NULL};
 static const char *const domains_names[] = {[DOMAINS_HOST] = "host", [DOMAINS_LLC] = "llc", NULL};
 static const char *const sendfile_names[] = {[SENDFILE_LINUX] = "linux", [SENDFILE_FREEBSD_OLD] = "freebsd-old",
 					    [SENDFILE_FREEBSD_NEW] = "freebsd-new", NULL};
@@ -224,6 +232,12 @@ static const struct row rows[] = {
 	 .def = "512", .unit = "skbs", .help = "TX ring: driver skbs (a TSO frame or one segment) queued on the NIC (nic)"},
 	{KEY(G_LINK, "link", "rx_ring"), .type = T_INT, SC(rx_ring), .min = 1, .max = 1e6,
 	 .def = "512", .unit = "frames", .help = "RX ring: frames the NIC holds; when full the peer pauses (802.3x; nic)"},
+	{KEY(G_LINK, "link", "ecn_threshold"), .type = T_SIZE, SC(ecn_threshold_bytes), .min = 1, .max = GB,
+	 .flags = F_ZERO_OK, .def = "0", .unit = "bytes",
+	 .help = "the sender's NIC marks an ECN-capable (dctcp) frame CE when this much waits ahead of it "
+	 "(DCTCP's K; nic); 0 = no marking"},
+	{KEY(G_LINK, "link", "qdisc"), .type = T_ENUM, SC(qdisc), .names = qdisc_names, .def = "pfifo_fast", .unit = "",
+	 .help = "the NIC's root qdisc: pfifo_fast (FIFO) or fq (paces every socket at its pacing rate, 3.12+; nic)"},
 
 	/* [offload] */
 	{KEY(G_OFFLOAD, "offload", "tso"), .type = T_BOOL, SC(tso), .def = "on", .unit = "",
@@ -237,7 +251,11 @@ static const struct row rows[] = {
 	{KEY(G_OFFLOAD, "offload", "csum"), .type = T_BOOL, SC(csum), .def = "on", .unit = "",
 	 .help = "checksum offload; off = checksum in software"},
 	{KEY(G_OFFLOAD, "offload", "gso_max_size"), .type = T_INT, SC(gso_max_bytes), .min = 1024,
-	 .max = 65536, .def = "65536", .unit = "bytes", .help = "largest TSO/GSO frame"},
+	 .max = BIG_TCP_MAX_BYTES, .def = "65536", .unit = "bytes",
+	 .help = "largest TSO/GSO frame (ip link gso_ipv4_max_size); above 65536 is BIG TCP: host.kernel 6.3+ (IPv4)"},
+	{KEY(G_OFFLOAD, "offload", "gro_max_size"), .type = T_INT, SC(gro_max_bytes), .min = 1024,
+	 .max = BIG_TCP_MAX_BYTES, .def = "65536", .unit = "bytes",
+	 .help = "largest skb GRO/LRO builds (ip link gro_ipv4_max_size; nic); above 65536 is BIG TCP: rhost.kernel 6.3+"},
 
 	/* [tcp]; buffer defaults: tcp_wmem / tcp_rmem in Documentation/networking/
 	 * ip-sysctl.txt (Linux 3.x); timers: TCP_DELACK_MIN (HZ/25), TCP_DELACK_MAX
@@ -262,7 +280,8 @@ static const struct row rows[] = {
 	 .def = "3", .unit = "segments",
 	 .help = "tcp_reordering: SACKed segments above a hole that make it a loss (fast retransmit)"},
 	{KEY(G_TCP, "tcp", "cc"), .type = T_ENUM, SC(cc), .names = cc_names,
-	 .def = "cubic", .unit = "", .help = "congestion control"},
+	 .def = "cubic", .unit = "", .help = "congestion control: reno, cubic, bbr (v1, 4.9+; paces itself) or dctcp "
+	 "(3.18+; ECN, see link.ecn_threshold)"},
 	{KEY(G_TCP, "tcp", "delack_min"), .type = T_TIME, SC(delack_min_ns), .min = MS, .max = 10 * SEC,
 	 .def = "40ms", .unit = "ms", .help = "TCP_DELACK_MIN"},
 	{KEY(G_TCP, "tcp", "delack_max"), .type = T_TIME, SC(delack_max_ns), .min = MS, .max = 10 * SEC,
@@ -279,6 +298,17 @@ static const struct row rows[] = {
 	 .def = "200", .unit = "%", .help = "net.ipv4.tcp_pacing_ss_ratio: pacing rate in slow start, % of cwnd * mss / srtt"},
 	{KEY(G_TCP, "tcp", "pacing_ca_ratio"), .type = T_INT, SC(pacing_ca_ratio), .min = 1, .max = 1000,
 	 .def = "120", .unit = "%", .help = "net.ipv4.tcp_pacing_ca_ratio: pacing rate in congestion avoidance, %"},
+	{KEY(G_TCP, "tcp", "max_pacing_rate"), .type = T_RATE, SC(max_pacing_bps), .min = 1e3, .max = 1e13,
+	 .flags = F_ZERO_OK, .def = "0", .unit = "bit/s",
+	 .help = "SO_MAX_PACING_RATE: cap on sk_pacing_rate (3.13+); 0 = none"},
+	{KEY(G_TCP, "tcp", "min_tso_segs"), .type = T_INT, SC(min_tso_segs), .min = 1, .max = 255,
+	 .def = "2", .unit = "segments", .help = "net.ipv4.tcp_min_tso_segs: fewest segments TSO autosizing leaves a frame (3.12+)"},
+	{KEY(G_TCP, "tcp", "tso_rtt_log"), .type = T_INT, SC(tso_rtt_log), .min = 0, .max = 31,
+	 .def = "9", .unit = "", .help = "net.ipv4.tcp_tso_rtt_log: autosizing adds gso_max_size >> (min_rtt_us >> this) (5.18+)"},
+	{KEY(G_TCP, "tcp", "limit_output_bytes"), .type = T_SIZE, SC(limit_output_bytes), .min = 1 * KB, .max = GB,
+	 .flags = F_ZERO_OK, .def = "0", .unit = "bytes",
+	 .help = "net.ipv4.tcp_limit_output_bytes (TCP Small Queues, 3.6+); 0 = the era's default (128K, 256K 4.2+, "
+	 "1M 5.0+, 4M 6.16+)"},
 
 	/* [app] */
 	{KEY(G_APP, "app", "test"), .type = T_ENUM, SC(test), .names = test_names,
@@ -1042,6 +1072,36 @@ static void key_store(struct scenario *sc, const struct key *k, const struct val
 		value_store(key_field(sc, k, 1), k, v);
 }
 
+/*
+ * Where the keys of the era checks (config_validate) were last set, as
+ * "FILE:LINE" or "-s ARG", so that a refusal names the line to change;
+ * kept by config_load_with_overrides while it reads, never in the
+ * scenario (which a dump must reload byte-equal).
+ */
+struct origins {
+	char gso[256], gro[256], cc[256], kernel[2][256];
+};
+
+static void origin_note(struct origins *o, const struct key *k, const char *where)
+{
+	char *slot = NULL;
+
+	if (!o || k->cost >= 0)
+		return;
+	if (strcmp(k->row->full[0], "offload.gso_max_size") == 0)
+		slot = o->gso;
+	else if (strcmp(k->row->full[0], "offload.gro_max_size") == 0)
+		slot = o->gro;
+	else if (strcmp(k->row->full[0], "tcp.cc") == 0)
+		slot = o->cc;
+	else if (strcmp(k->row->full[0], "host.kernel") == 0)
+		slot = o->kernel[k->sec->host];
+	if (slot)
+		snprintf(slot, sizeof o->gso, "%s", where);
+}
+
+static int validate_noted(const struct scenario *sc, const struct origins *o, struct tcpsim_err *err);
+
 static int key_set(struct scenario *sc, const struct key *k, const char *text, const char *where,
 		   struct tcpsim_err *err)
 {
@@ -1081,11 +1141,12 @@ int config_key_exists(const char *fullkey)
 	return key_find(fullkey, &k);
 }
 
-int config_set(struct scenario *sc, const char *fullkey, const char *value, const char *where,
-	       struct tcpsim_err *err)
+static int set_noted(struct scenario *sc, const char *fullkey, const char *value, const char *where,
+		     struct origins *o, struct tcpsim_err *err)
 {
 	struct key k;
 	char hint[128];
+	int rc;
 
 	if (!where)
 		where = "config";
@@ -1093,7 +1154,16 @@ int config_set(struct scenario *sc, const char *fullkey, const char *value, cons
 		hint_full(fullkey, hint, sizeof hint);
 		return err_set(err, TCPSIM_EUSAGE, "%s: unknown key '%s'%s", where, fullkey, hint);
 	}
-	return key_set(sc, &k, value, where, err);
+	rc = key_set(sc, &k, value, where, err);
+	if (rc == TCPSIM_OK)
+		origin_note(o, &k, where);
+	return rc;
+}
+
+int config_set(struct scenario *sc, const char *fullkey, const char *value, const char *where,
+	       struct tcpsim_err *err)
+{
+	return set_noted(sc, fullkey, value, where, NULL, err);
 }
 
 static char *trim(char *s)
@@ -1106,8 +1176,8 @@ static char *trim(char *s)
 	return s;
 }
 
-int config_override(struct scenario *sc, const char *assignment, const char *origin,
-		    struct tcpsim_err *err)
+static int override_noted(struct scenario *sc, const char *assignment, const char *origin, struct origins *o,
+			  struct tcpsim_err *err)
 {
 	char *copy = xstrdup(assignment);
 	char *eq = strchr(copy, '=');
@@ -1124,10 +1194,16 @@ int config_override(struct scenario *sc, const char *assignment, const char *ori
 		if (!dot || dot == key || dot[1] == '\0')
 			rc = err_set(err, TCPSIM_EUSAGE, "%s: expected section.key=value", origin);
 		else
-			rc = config_set(sc, key, value, origin, err);
+			rc = set_noted(sc, key, value, origin, o, err);
 	}
 	free(copy);
 	return rc;
+}
+
+int config_override(struct scenario *sc, const char *assignment, const char *origin,
+		    struct tcpsim_err *err)
+{
+	return override_noted(sc, assignment, origin, NULL, err);
 }
 
 int config_get(const struct scenario *sc, const char *fullkey, char *buf, size_t n)
@@ -1244,7 +1320,72 @@ static int validate_queues(const struct host_cfg *hc, const char *sect, struct t
 	return 0;
 }
 
+static bool kernel_at_least(const char *version, int major, int minor)
+{
+	int maj = 0, min = 0;
+
+	if (sscanf(version, "%d.%d", &maj, &min) < 1)
+		return false;
+	return maj > major || (maj == major && min >= minor);
+}
+
+/*
+ * Eras a key needs.  BIG TCP: offload.gso_max_size (the sender's, host) and
+ * gro_max_size (the receiver's host) above GSO_LEGACY_MAX_SIZE need an
+ * IPv4 BIG TCP kernel, 6.3 or later.  The message names the key's own
+ * line when it is known (o), else the key.
+ */
+static int big_tcp_check(const struct scenario *sc, const struct origins *o, struct tcpsim_err *err)
+{
+	int rh = sc->link_type == LINK_NIC;
+	const struct {
+		const char *key, *where;
+		int bytes, host;
+	} lim[] = {
+		{"gso_max_size", o ? o->gso : "", sc->gso_max_bytes, 0},
+		{"gro_max_size", o ? o->gro : "", sc->gro_max_bytes, rh},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(lim); i++) {
+		const char *kname = lim[i].host ? "rhost.kernel" : "host.kernel";
+		const char *kwhere = o ? o->kernel[lim[i].host] : "";
+		if (lim[i].host && o && !kwhere[0]) {   /* rhost.kernel follows host.kernel */
+			kname = "host.kernel";
+			kwhere = o->kernel[0];
+		}
+		if (lim[i].bytes <= BIG_TCP_LEGACY_BYTES || kernel_at_least(sc->host[lim[i].host].kernel, 6, 3))
+			continue;
+		return err_set(err, TCPSIM_EUSAGE,
+			       "%s%s%s%s = %d: above %d bytes is BIG TCP, which Linux has for IPv4 since 6.3 "
+			       "(IPv6 since 5.19; the model is IPv4), but %s = %s%s%s%s: set %s to 6.3 or later "
+			       "or %s to %d at most",
+			       lim[i].where[0] ? lim[i].where : "", lim[i].where[0] ? ": [offload] " : "offload.",
+			       lim[i].key, "", lim[i].bytes, BIG_TCP_LEGACY_BYTES, kname,
+			       sc->host[lim[i].host].kernel, kwhere[0] ? " (" : "", kwhere, kwhere[0] ? ")" : "",
+			       kname, lim[i].key, BIG_TCP_LEGACY_BYTES);
+	}
+	if (sc->qdisc == QDISC_FQ && (sc->link_type != LINK_NIC || !kernel_at_least(sc->host[0].kernel, 3, 12)))
+		return err_set(err, TCPSIM_EUSAGE, "link.qdisc = fq: %s",
+			       sc->link_type != LINK_NIC ? "only a NIC has a qdisc here (loopback and veth are noqueue); set link.type = nic"
+							 : "sch_fq is Linux 3.12's; set host.kernel to 3.12 or later");
+	/* the algorithms' first mainline releases: tcp_dctcp.c 3.18, tcp_bbr.c 4.9 */
+	if ((sc->cc == CC_DCTCP && !kernel_at_least(sc->host[0].kernel, 3, 18)) ||
+	    (sc->cc == CC_BBR && !kernel_at_least(sc->host[0].kernel, 4, 9))) {
+		const char *where = o ? o->cc : "", *kwhere = o ? o->kernel[0] : "";
+		return err_set(err, TCPSIM_EUSAGE, "%s%scc = %s: Linux has it since %s, but host.kernel = %s%s%s%s",
+			       where, where[0] ? ": [tcp] " : "tcp.", sc->cc == CC_BBR ? "bbr" : "dctcp",
+			       sc->cc == CC_BBR ? "4.9" : "3.18", sc->host[0].kernel, kwhere[0] ? " (" : "", kwhere,
+			       kwhere[0] ? ")" : "");
+	}
+	return TCPSIM_OK;
+}
+
 int config_validate(const struct scenario *sc, struct tcpsim_err *err)
+{
+	return validate_noted(sc, NULL, err);
+}
+
+static int validate_noted(const struct scenario *sc, const struct origins *o, struct tcpsim_err *err)
 {
 	char a[32], b[32];
 	int rh = sc->link_type == LINK_NIC;   /* host the receiver runs on */
@@ -1296,7 +1437,7 @@ int config_validate(const struct scenario *sc, struct tcpsim_err *err)
 	if (sc->sched_min_gran_ns <= 0)
 		return err_set(err, TCPSIM_EUSAGE,
 			       "sched.min_granularity = 0 is not allowed (the scheduler divides by it)");
-	return TCPSIM_OK;
+	return big_tcp_check(sc, o, err);
 }
 
 /* ---- files ---- */
@@ -1313,10 +1454,11 @@ struct cfg_file {
 	int read_errno;               /* errno of a failed read, else 0 */
 	int depth;                    /* 0 for the top file */
 	const struct cfg_file *parent;
+	struct origins *orig;         /* where era-checked keys were set; NULL: not kept */
 };
 
 static int cfg_parse_file(struct scenario *sc, const char *path, int depth, const struct cfg_file *parent,
-			  struct tcpsim_err *err);
+			  struct origins *orig, struct tcpsim_err *err);
 
 static bool cfg_is_comment(const char *s)
 {
@@ -1472,7 +1614,7 @@ static int cfg_include(struct cfg_file *cf, const char *value)
 		rc = err_set(cf->err, TCPSIM_EUSAGE, "%s:%d: includes nested more than %d deep: %s",
 			     cf->path, cf->line, CONFIG_INCLUDE_MAX, chain);
 	} else {
-		rc = cfg_parse_file(cf->sc, path, cf->depth + 1, cf, cf->err);
+		rc = cfg_parse_file(cf->sc, path, cf->depth + 1, cf, cf->orig, cf->err);
 	}
 	free(path);
 	return rc;
@@ -1508,7 +1650,10 @@ static int cfg_on_key(void *user, const char *section, const char *name, const c
 		err_set(cf->err, TCPSIM_EUSAGE, "%s: [%s] unknown key '%s'%s", where, sec->name, name, hint);
 		return 0;
 	}
-	return key_set(cf->sc, &k, value, where, cf->err) == TCPSIM_OK;
+	if (key_set(cf->sc, &k, value, where, cf->err) != TCPSIM_OK)
+		return 0;
+	origin_note(cf->orig, &k, where);
+	return 1;
 }
 
 /* Read all of f into *buf (len bytes, NUL-terminated): a NUL byte is an
@@ -1554,7 +1699,7 @@ static int cfg_slurp(FILE *f, const char *path, char **buf, size_t *len, struct 
 }
 
 static int cfg_parse_file(struct scenario *sc, const char *path, int depth, const struct cfg_file *parent,
-			  struct tcpsim_err *err)
+			  struct origins *orig, struct tcpsim_err *err)
 {
 	FILE *f = fopen(path, "r");
 	char *text = NULL;
@@ -1577,7 +1722,8 @@ static int cfg_parse_file(struct scenario *sc, const char *path, int depth, cons
 	}
 	f = fmemopen(text, len, "r");
 	INVARIANT(f != NULL, "fmemopen: %s", strerror(errno));
-	struct cfg_file cf = {.sc = sc, .err = err, .f = f, .path = path, .depth = depth, .parent = parent};
+	struct cfg_file cf = {.sc = sc, .err = err, .f = f, .path = path, .depth = depth, .parent = parent,
+			      .orig = orig};
 	int rc = ini_parse_stream(cfg_read_line, &cf, cfg_on_key, &cf);
 	fclose(f);
 	free(cf.buf);
@@ -1593,18 +1739,23 @@ static int cfg_parse_file(struct scenario *sc, const char *path, int depth, cons
 	return TCPSIM_OK;
 }
 
-int config_load(struct scenario *sc, const char *path, struct tcpsim_err *err)
+static int load_noted(struct scenario *sc, const char *path, struct origins *o, struct tcpsim_err *err)
 {
 	struct tcpsim_err e = {0};
 	struct scenario tmp;
 
 	/* Parse into a copy: a file with an error leaves sc as it was. */
 	memcpy(&tmp, sc, sizeof tmp);
-	cfg_parse_file(&tmp, path, 0, NULL, &e);
+	cfg_parse_file(&tmp, path, 0, NULL, o, &e);
 	if (e.code)
 		return err_set(err, e.code, "%s", e.msg);
 	memcpy(sc, &tmp, sizeof tmp);
 	return TCPSIM_OK;
+}
+
+int config_load(struct scenario *sc, const char *path, struct tcpsim_err *err)
+{
+	return load_noted(sc, path, NULL, err);
 }
 
 /* ---- help and dump ---- */
@@ -1738,10 +1889,11 @@ int config_load_with_overrides(struct scenario *sc, const char *path, const char
 {
 	/* a relative path that names nothing here may name a shipped scenario */
 	char *found = datadir_find(path);
+	struct origins o = {0};
 	int rc;
 
 	config_defaults(sc);
-	rc = config_load(sc, found ? found : path, err);
+	rc = load_noted(sc, found ? found : path, &o, err);
 	free(found);
 	if (rc)
 		return rc;
@@ -1749,10 +1901,11 @@ int config_load_with_overrides(struct scenario *sc, const char *path, const char
 		size_t len = strlen(overrides[i]) + 4;
 		char *origin = xmalloc(len);
 		snprintf(origin, len, "-s %s", overrides[i]);
-		rc = config_override(sc, overrides[i], origin, err);
+		rc = override_noted(sc, overrides[i], origin, &o, err);
 		free(origin);
 		if (rc)
 			return rc;
 	}
-	return config_validate(sc, err);
+	rc = validate_noted(sc, &o, err);
+	return rc;
 }

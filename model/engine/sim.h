@@ -83,6 +83,9 @@ struct counters {
 	uint64_t kswapd_wakes;       /* kswapd woken by a high-order allocation (host.kswapd) */
 	uint64_t writes;             /* send()/sendfile() calls that ended */
 	uint64_t pace_irqs;          /* TCP pacing hrtimer expiries (tcp.pacing) */
+	uint64_t tsq_throttles;      /* sends TCP Small Queues stopped (TSQ_THROTTLED) */
+	uint64_t autocorks;          /* sendmsg pushes held by autocorking (TCPAutoCorking) */
+	uint64_t ce_marks;           /* data frames the NIC marked CE (link.ecn_threshold) */
 	uint64_t hrtimer_softirqs;   /* HRTIMER softirq runs */
 	uint64_t skb_deferred;       /* received skbs freed on their allocating CPU (5.17+) */
 	uint64_t wake_no_ipi;        /* remote wakeups of a polling idle CPU: no IPI */

@@ -69,6 +69,7 @@ static void lo_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
 {
 	const struct scenario *sc = sim->sc;
 
+	skb_orphan(sim, c, skb); /* loopback_xmit, veth_xmit: the socket's TSQ claim ends here */
 	if (skb->kind == SKB_DATA)
 		cpu_charge(sim, c, COST_TX_FRAME, c->host->cfg->cost_cycles[COST_TX_FRAME]);
 	if (skb->kind == SKB_DATA && skb->segs > 1 && !sc->tso)

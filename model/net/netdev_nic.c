@@ -42,6 +42,8 @@ struct nic_pkt {
 	uint64_t seq;            /* data: first byte */
 	uint64_t ack_seq;        /* ACK: cumulative ack */
 	uint64_t wnd_end;        /* ACK: right edge of the window */
+	bool ce;                 /* data: marked Congestion Experienced */
+	uint32_t ece_bytes;      /* ACK: the CE-marked bytes it echoes */
 };
 
 struct nic_pkt_block {
@@ -72,6 +74,8 @@ struct nic_queue {
 	uint32_t rx_events, tx_events;
 	sim_ns coal_at;
 	struct evq_timer coal_tm;
+	struct evq_timer fq_wd;  /* sch_fq's watchdog (qdisc_watchdog): the next departure time */
+	sim_ns fq_wd_at;
 
 	/* NAPI */
 	bool in_poll;
@@ -90,6 +94,7 @@ struct nic_port {
 	double free_at_ns;       /* when the transmitter is free (exact) */
 	double busy_ns;          /* total line time used */
 	uint32_t on_wire;        /* frames sent toward the peer, not yet arrived */
+	uint64_t backlog_bytes;  /* payload queued (the queues' qdiscs and rings) not yet on the wire */
 
 	struct nic_queue *q;     /* host.queues of them */
 	int nq;
@@ -353,9 +358,12 @@ static void tx_kick(struct sim *sim, struct nic_port *p)
 		off = q->next_frame * mss;
 		pkt->seq = skb->seq + off;
 		pkt->len = skb->len - off < mss ? skb->len - off : mss;
+		pkt->ce = skb->ce;
+		p->backlog_bytes -= pkt->len;
 	} else {
 		pkt->ack_seq = skb->ack_seq;
 		pkt->wnd_end = skb->wnd_end;
+		pkt->ece_bytes = skb->ece_bytes;
 	}
 	if (++q->next_frame == frames_of(skb)) {
 		pkt->last = true;
@@ -400,6 +408,58 @@ static void tx_end_ev(struct sim *sim, void *obj, uint64_t arg)
 	tx_kick(sim, p);
 }
 
+/*
+ * The qdisc's dequeue onto the ring (qdisc_run).  pfifo_fast: in order,
+ * while the ring has room.  sch_fq (link.qdisc = fq): the first skb whose
+ * departure time (skb->tstamp, set by TCP from its pacing rate: EDT,
+ * 4.20+; before, fq spaced each flow at sk_pacing_rate itself, the same
+ * times) has come; while none has, the watchdog is armed for the
+ * earliest (its hrtimer's interrupt cost is not modelled).  A flow's
+ * skbs keep their order (their times only grow); other flows pass it.
+ */
+static void fq_watchdog(struct sim *sim, void *obj, uint64_t arg);
+
+static void qdisc_run(struct sim *sim, struct nic_queue *q)
+{
+	sim_ns next = -1;
+
+	if (sim->sc->qdisc != QDISC_FQ) {
+		while (q->qdisc.head && ring_has_room(sim, q, q->qdisc.head))
+			ring_push(sim, q, skb_list_pop(&q->qdisc));
+		return;
+	}
+	for (struct skb *prev = NULL, *skb = q->qdisc.head, *nx; skb; skb = nx) {
+		nx = skb->next;
+		if (skb->tstamp > sim->now) {
+			if (next < 0 || skb->tstamp < next)
+				next = skb->tstamp;
+			prev = skb;
+			continue;
+		}
+		if (!ring_has_room(sim, q, skb))
+			return; /* the TX completion that makes room runs this again */
+		if (prev)
+			prev->next = nx;
+		else
+			q->qdisc.head = nx;
+		if (q->qdisc.tail == skb)
+			q->qdisc.tail = prev;
+		q->qdisc.len--;
+		skb->next = NULL;
+		ring_push(sim, q, skb);
+	}
+	if (next >= 0 && (!evq_timer_armed(&q->fq_wd) || next < q->fq_wd_at))
+		evq_timer_arm(&sim->evq, &q->fq_wd, q->fq_wd_at = next, fq_watchdog, q, 0);
+}
+
+static void fq_watchdog(struct sim *sim, void *obj, uint64_t arg)
+{
+	struct nic_queue *q = obj;
+	(void)arg;
+	qdisc_run(sim, q);
+	tx_kick(sim, q->port);
+}
+
 /* dev_queue_xmit on CPU c: the stack's per-frame work, then the flow's TX
  * queue (netdev_pick_tx without XPS: skb_tx_hash, the flow's hash over the
  * queues, here its RSS queue), its qdisc or ring. */
@@ -417,11 +477,23 @@ static void nic_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
 			cpu_charge(sim, c, COST_TX_SEG, cost[COST_TX_SEG] * skb->segs);
 		if (!sc->csum) /* no NETIF_F_HW_CSUM: the stack sums the payload */
 			cpu_charge(sim, c, COST_CSUM_BYTE, cost[COST_CSUM_BYTE] * skb->len);
+		/* ECN marking at the bottleneck queue (RED with min = max = K,
+		 * as DCTCP's switches are set): an ECT frame that finds more
+		 * than link.ecn_threshold bytes ahead of it is marked CE */
+		if (skb->ect && sc->ecn_threshold_bytes > 0 && p->backlog_bytes > (uint64_t)sc->ecn_threshold_bytes) {
+			skb->ce = true;
+			sim->cnt.ce_marks++;
+		}
+		p->backlog_bytes += skb->len;
 	}
-	if (q->qdisc.len == 0 && ring_has_room(sim, q, skb))
-		ring_push(sim, q, skb);
-	else
+	if (sc->qdisc == QDISC_FQ) {
 		skb_list_push(&q->qdisc, skb);
+		qdisc_run(sim, q);
+	} else if (q->qdisc.len == 0 && ring_has_room(sim, q, skb)) {
+		ring_push(sim, q, skb);
+	} else {
+		skb_list_push(&q->qdisc, skb);
+	}
 	tx_kick(sim, p);
 }
 
@@ -441,8 +513,7 @@ static void tx_reap(struct sim *sim, struct cpu *c, struct nic_queue *q)
 		cpu_charge(sim, c, COST_TX_COMPL, cost[COST_TX_COMPL] * n);
 		skb_free(sim, c, skb);
 	}
-	while (q->qdisc.head && ring_has_room(sim, q, q->qdisc.head))
-		ring_push(sim, q, skb_list_pop(&q->qdisc));
+	qdisc_run(sim, q);
 	tx_kick(sim, q->port);
 }
 
@@ -486,9 +557,11 @@ static struct skb *skb_of(struct sim *sim, struct cpu *c, const struct nic_pkt *
 		skb->len = pkt->len;
 		skb->segs = 1;
 		skb->truesize += (int)pkt->len;
+		skb->ce = pkt->ce;
 	} else {
 		skb->ack_seq = pkt->ack_seq;
 		skb->wnd_end = pkt->wnd_end;
+		skb->ece_bytes = pkt->ece_bytes;
 	}
 	return skb;
 }
@@ -531,9 +604,10 @@ static void rx_frame(struct sim *sim, struct cpu *c, struct nic_queue *q, const 
 		if (i >= 0) {
 			struct skb *h = q->gro[i];
 			/* same flow, next in sequence, no longer than the first
-			 * segment, and the whole below 64 KB (skb_gro_receive) */
-			if (h->seq + h->len == pkt->seq && pkt->len <= h->gso_size &&
-			    (uint64_t)nic->hdr_bytes + h->len + pkt->len < NIC_GRO_MAX_BYTES && h->segs < UINT16_MAX) {
+			 * segment, and the whole below gro_max_size (skb_gro_receive;
+			 * 64 KB before BIG TCP) */
+			if (h->seq + h->len == pkt->seq && pkt->len <= h->gso_size && pkt->ce == h->ce &&
+			    (uint64_t)nic->hdr_bytes + h->len + pkt->len < (uint64_t)sc->gro_max_bytes && h->segs < UINT16_MAX) {
 				h->len += pkt->len;
 				h->segs++;
 				h->truesize += (int)pkt->len;

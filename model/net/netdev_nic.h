@@ -35,8 +35,9 @@
  *       interrupts (no receive livelock, as NAPI intends).
  *   LRO / GRO                            consecutive in-order data frames of
  *       one flow are merged (gro_seg each) into one skb while headers plus
- *       payload stay below 64 KB (skb_gro_receive: p->len + len >= 65536
- *       is -E2BIG); a short segment ends the merge; up to 8 flows are held
+ *       payload stay below offload.gro_max_size, 64 KB before BIG TCP
+ *       (skb_gro_receive: p->len + len >= gro_max_size is -E2BIG);
+ *       a short segment ends the merge; up to 8 flows are held
  *       (MAX_GRO_SKBS); all are flushed at the end of every poll.  The stack
  *       sees one skb with segs = frames merged and gso_size = the first
  *       frame's payload, so tcp_measure_rcv_mss and the ACK rule work on
@@ -92,7 +93,7 @@ extern const struct netdev_ops netdev_nic;
 #define NIC_MIN_PAYLOAD_BYTES 46
 /* Most flows LRO/GRO holds at once (MAX_GRO_SKBS, net/core/dev.c). */
 #define NIC_GRO_FLOWS 8
-/* A merged skb's headers plus payload stay below this (skb_gro_receive). */
+/* gro_max_size before BIG TCP (GRO_LEGACY_MAX_SIZE): offload.gro_max_size's default. */
 #define NIC_GRO_MAX_BYTES 65536
 
 /* RSS indirection table entries (ETH_RSS_HASH default size of mlx5/ice: 128;

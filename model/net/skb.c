@@ -141,8 +141,18 @@ static void obj_put(struct sim *sim, struct cpu *c, struct skb *obj)
 	}
 }
 
+void skb_orphan(struct sim *sim, struct cpu *c, struct skb *s)
+{
+	void (*d)(struct sim *, struct cpu *, struct skb *) = s->destructor;
+
+	s->destructor = NULL;
+	if (d)
+		d(sim, c, s);
+}
+
 void skb_free(struct sim *sim, struct cpu *c, struct skb *s)
 {
+	skb_orphan(sim, c, s);
 	if (s->orig) {
 		struct skb *o = s->orig;
 		skb_put(sim, s);

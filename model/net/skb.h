@@ -58,6 +58,16 @@ struct skb {
 	int alloc_cpu;           /* CPU (of host alloc_host) that allocated it */
 	int alloc_host;
 	struct host *dst_host;   /* host that will receive it */
+	/* delivery-rate state when sent (tcp_rate_skb_sent) */
+	uint64_t tx_delivered;   /* tp->delivered then */
+	sim_ns tx_delivered_at;  /* tp->delivered_mstamp then */
+	sim_ns tx_first_at;      /* tp->first_tx_mstamp then */
+	bool tx_app_limited;
+	sim_ns tstamp;           /* data: earliest departure (skb->tstamp, EDT) for sch_fq; 0: now */
+	bool ect, ce;            /* data: ECN-capable transport; marked Congestion Experienced */
+	uint32_t ece_bytes;      /* ACK: CE-marked bytes it reports (ECE; DCTCP's accurate echo) */
+	/* skb->destructor (tcp_wfree): run when the skb is freed or orphaned */
+	void (*destructor)(struct sim *sim, struct cpu *c, struct skb *skb);
 };
 
 void skb_list_push(struct skb_list *l, struct skb *s);
@@ -67,7 +77,11 @@ struct skb *skb_list_pop(struct skb_list *l);
 struct skb *skb_alloc(struct sim *sim, struct cpu *c, enum skb_kind kind);
 /* A clone (fclone companion): no allocation, takes a reference on orig. */
 struct skb *skb_clone(struct sim *sim, struct skb *orig);
-/* Drop one reference; the slab object is freed on c with the last one. */
+/* skb_orphan: run the destructor now (a device that hands the skb on, as
+ * loopback and veth do, releases the socket's claim at transmit). */
+void skb_orphan(struct sim *sim, struct cpu *c, struct skb *s);
+/* Drop one reference; the slab object is freed on c with the last one
+ * (the destructor first). */
 void skb_free(struct sim *sim, struct cpu *c, struct skb *s);
 
 /* A reader on c is done with a received data skb (tcp_eat_recv_skb).

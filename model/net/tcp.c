@@ -8,7 +8,8 @@
  *   tcp_ack.c       the window offered, when ACKs go, the delayed-ACK timer
  *   tcp_input.c     data and ACK arrival, the writer's wakeup
  *   tcp_recovery.c  SACK/FACK recovery and D-SACK undo
- *   tcp_cong.c      congestion-control ops; tcp_reno.c, tcp_cubic.c
+ *   tcp_cong.c      congestion-control ops; tcp_reno.c, tcp_cubic.c,
+ *                   tcp_bbr.c, tcp_dctcp.c
  *   tcp_freebsd.c   FreeBSD's tcp_output for the FreeBSD sender
  *
  * Sources of the rules, Linux 3.6 unless noted:
@@ -46,6 +47,7 @@ void tcp_check_conn(const struct tcp_conn *tc)
 		  (tc->ca_state == TCP_CA_RECOVERY && tc->snd_una < tc->high_seq && tc->high_seq <= tc->snd_nxt),
 		  "conn %d: RECOVERY with snd_una %llu high_seq %llu snd_nxt %llu", tc->id,
 		  (unsigned long long)tc->snd_una, (unsigned long long)tc->high_seq, (unsigned long long)tc->snd_nxt);
+	INVARIANT(!tc->in_cwr || tc->snd_una <= tc->cwr_high_seq, "conn %d: CWR past its window", tc->id);
 	INVARIANT(!evq_timer_armed(&tc->delack_tm) || tc->ack_pending,
 		  "conn %d: delayed-ACK timer armed with no ACK pending", tc->id);
 	INVARIANT(!tc->ack_pending || tc->delack_cpu, "conn %d: ACK pending without a timer CPU", tc->id);
@@ -113,7 +115,16 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 
 	tc->snd_cwnd = sc->init_cwnd;
 	tc->snd_ssthresh = 1e12;
-	tc->cc->init(tc);
+	tc->pacing_needed = sc->pacing;
+	tc->ect = tc->cc->needs_ecn; /* tcp_ca_needs_ecn: the SYN asked for ECN */
+	tc->cc->init(tc);            /* bbr's sets pacing_needed */
+	/* sch_fq's first packet of the socket sets SK_PACING_FQ over whatever
+	 * was there (fq_classify): the qdisc paces, TCP's own timer does not */
+	if (sc->qdisc == QDISC_FQ && sc->link_type == LINK_NIC && host_kernel_at_least(snd, 3, 12)) {
+		tc->pacing_fq = true;
+		tc->pacing_needed = false;
+	}
+	tcp_cap_pacing_rate(tc);
 
 	/* tcp_select_initial_window: at most 10 segments of 1460 to start */
 	space = tc->window_clamp;

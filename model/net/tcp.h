@@ -1,7 +1,10 @@
 /*
  * tcp: one bulk connection, data one way and ACKs the other, after Linux
  * net/ipv4/tcp*.c of the 3.x era.  Sequence numbers are 64-bit byte counts
- * that never wrap.
+ * that never wrap.  What later kernels changed follows host.kernel
+ * (docs/eras.md): internal pacing, TSO autosizing, TCP Small Queues,
+ * BIG TCP's frame sizes, sch_fq's pacing, the bbr and dctcp algorithms
+ * with delivery-rate samples and ECN (tcp_output.c, tcp_input.c).
  *
  * Sender (tcp_output.c): the write queue holds skbs of up to the size
  * goal (tcp_xmit_size_goal: as many whole MSS as fit under gso_max_size
@@ -88,6 +91,10 @@
  *   RECOVERY:  entered with high_seq = snd_nxt, ssthresh = cc->ssthresh,
  *              cwnd = ssthresh; cwnd does not grow;
  *              snd_una < high_seq <= snd_nxt.
+ *   in_cwr:    (OPEN, ECN) an ECE reduced ssthresh and cwnd by cc->ssthresh
+ *              (tcp_enter_cwr); no other reduction and no growth until
+ *              snd_una reaches cwr_high_seq, the snd_nxt of then;
+ *              snd_una <= cwr_high_seq while set.
  *
  * Receiver's ACK (ack_pending, delack_tm):
  *
@@ -119,22 +126,49 @@ struct tcp_conn;
  * CWR or Loss: nothing is lost, no retransmission timer). */
 enum tcp_ca_state { TCP_CA_OPEN, TCP_CA_RECOVERY };
 
+/* A delivery-rate sample (struct rate_sample, net/ipv4/tcp_rate.c, 4.9+):
+ * what one ACK tells about the rate data was delivered at. */
+struct tcp_rate_sample {
+	uint64_t delivered;          /* segments delivered over the interval */
+	uint64_t prior_delivered;    /* tp->delivered when the newest acked skb was sent */
+	sim_ns interval_ns;          /* max(send elapsed, ACK elapsed); 0: no sample */
+	sim_ns rtt_ns;               /* RTT of the newest acked skb; -1: none */
+	uint32_t acked_sacked;       /* segments this ACK newly delivered */
+	bool is_app_limited;         /* the flight was not limited by cwnd (tcp_rate_check_app_limited) */
+};
+
 /* A congestion-control algorithm (struct tcp_congestion_ops): one file
- * each, tcp_reno.c and tcp_cubic.c; tcp_cc_for rejects an incomplete one. */
+ * each, tcp_reno.c, tcp_cubic.c, tcp_bbr.c, tcp_dctcp.c; tcp_cc_for
+ * rejects an incomplete one. */
 struct tcp_cc_ops {
 	const char *name;
 	void (*init)(struct tcp_conn *tc);                          /* required */
-	void (*cong_avoid)(struct sim *sim, struct tcp_conn *tc, uint32_t acked_segs); /* required */
-	/* required: the reduced ssthresh on entering recovery (segments);
-	 * may update the algorithm's private state */
+	/* required unless cong_control is set */
+	void (*cong_avoid)(struct sim *sim, struct tcp_conn *tc, uint32_t acked_segs);
+	/* required: the reduced ssthresh on entering recovery or CWR
+	 * (segments); may update the algorithm's private state */
 	double (*ssthresh)(struct tcp_conn *tc);
 	/* optional: an ACK that acked new data, with its RTT sample
 	 * (pkts_acked with ack_sample.rtt_us), before cong_avoid */
 	void (*pkts_acked)(struct sim *sim, struct tcp_conn *tc, sim_ns rtt_ns);
+	/* optional (bbr): runs on every ACK that delivers data instead of
+	 * cong_avoid and tcp_update_pacing_rate, and owns cwnd and the
+	 * pacing rate (tcp_cong_control) */
+	void (*cong_control)(struct sim *sim, struct tcp_conn *tc, const struct tcp_rate_sample *rs);
+	/* optional (dctcp): every ACK that advances snd_una, with the
+	 * segments it acked and how many of them the network marked CE
+	 * (in_ack_event, CA_ACK_ECE) */
+	void (*in_ack_event)(struct sim *sim, struct tcp_conn *tc, uint32_t acked_segs, uint32_t ce_segs);
+	/* optional: fewest segments TSO autosizing leaves a frame
+	 * (min_tso_segs; default tcp.min_tso_segs) */
+	uint32_t (*min_tso_segs)(const struct tcp_conn *tc);
+	bool needs_ecn;              /* TCP_CONG_NEEDS_ECN: the flow is ECN-capable (ECT) */
 };
 
 extern const struct tcp_cc_ops tcp_reno;
 extern const struct tcp_cc_ops tcp_cubic;
+extern const struct tcp_cc_ops tcp_bbr;
+extern const struct tcp_cc_ops tcp_dctcp;
 
 /* The algorithm for tcp.cc (tcp_cong.c). */
 const struct tcp_cc_ops *tcp_cc_for(enum cc_algo algo);
@@ -142,6 +176,8 @@ const struct tcp_cc_ops *tcp_cc_for(enum cc_algo algo);
 /* Each algorithm's own state (icsk_ca_priv), touched only by its file. */
 struct tcp_cubic_priv {
 	double wmax, k;              /* W_max (segments), K (s) */
+	double origin;               /* bic_origin_point: W(K) (segments) */
+	double tcp_cwnd, ack_cnt;    /* the TCP-friendly estimate, segments acked toward its next step */
 	sim_ns epoch;                /* start of the current epoch; -1: none */
 	/* HyStart (5.6+ hosts): the round (bictcp_hystart_reset), the ACK
 	 * train and the delay samples, in ns */
@@ -150,8 +186,34 @@ struct tcp_cubic_priv {
 	uint64_t end_seq;
 	int sample_cnt;
 };
+#define BBR_BW_RTTS 10                /* bbr_bw_rtts: the bandwidth filter's window, in rounds */
+struct tcp_bbr_priv {
+	int mode;                    /* enum bbr_mode (tcp_bbr.c) */
+	double bw_round[BBR_BW_RTTS]; /* per round trip, the most delivered/s seen (segments/s) */
+	uint64_t round_count;        /* round trips so far */
+	uint64_t next_rtt_delivered; /* tp->delivered that ends the current round */
+	bool round_start;
+	sim_ns min_rtt_ns;           /* windowed min RTT (bbr_min_rtt_win_sec); -1: none */
+	sim_ns min_rtt_stamp;
+	double pacing_gain, cwnd_gain;
+	int cycle_idx;               /* ProbeBW phase, index into bbr_pacing_gain[] */
+	sim_ns cycle_stamp;          /* when the phase began */
+	double full_bw;              /* the bandwidth at the last 25% growth (bbr_check_full_bw_reached) */
+	int full_bw_cnt;             /* rounds since without 25% growth */
+	bool full_bw_reached;
+	sim_ns probe_rtt_done_stamp; /* 0: not yet timed */
+	bool probe_rtt_round_done;
+	double prior_cwnd;           /* cwnd before ProbeRTT (bbr_save_cwnd) */
+};
+struct tcp_dctcp_priv {
+	double alpha;                /* the marked fraction's moving average, 0..1 */
+	uint64_t next_seq;           /* snd_nxt when the observation window began */
+	uint32_t acked_segs, ce_segs; /* delivered and delivered CE in it */
+};
 union tcp_cc_priv {
 	struct tcp_cubic_priv cubic; /* tcp_cubic.c */
+	struct tcp_bbr_priv bbr;     /* tcp_bbr.c */
+	struct tcp_dctcp_priv dctcp; /* tcp_dctcp.c */
 };
 
 struct tcp_conn {
@@ -235,6 +297,23 @@ struct tcp_conn {
 	struct cpu *pace_cpu;        /* where it was armed (HRTIMER_MODE_ABS_PINNED_SOFT) */
 	bool pace_armed;
 	bool tsq_deferred;           /* TCP_TSQ_DEFERRED: the timer fired while the writer owned the socket */
+	bool pacing_needed;          /* sk_pacing_status = SK_PACING_NEEDED (tcp.pacing, or bbr's init) */
+	bool pacing_fq;              /* sk_pacing_status = SK_PACING_FQ: sch_fq paces the socket */
+	sim_ns min_rtt_ns;           /* tcp_min_rtt: least RTT sample (TSO autosizing, 5.18+); 0: none */
+
+	/* TCP Small Queues (tcp_small_queue_check, tcp_wfree; 3.6+) */
+	int64_t tsq_bytes;           /* sk_wmem_alloc: truesize of sent skbs in the qdisc or device */
+	bool tsq_throttled;          /* TSQ_THROTTLED: stopped by the limit, a TX completion restarts it */
+
+	/* delivery rate (tcp_rate.c) and ECN (RFC 3168, DCTCP) */
+	uint64_t delivered;          /* tp->delivered: segments delivered (acked) */
+	sim_ns delivered_at;         /* tp->delivered_mstamp: when delivered last grew */
+	sim_ns first_tx_at;          /* tp->first_tx_mstamp: send time of the flight's first skb */
+	uint64_t app_limited;        /* tp->app_limited: delivered + in flight when the writer ran dry; 0: no */
+	bool ect;                    /* the connection negotiated ECN (the algorithm needs it) */
+	uint64_t cwr_high_seq;       /* CWR: snd_nxt at the last ECE reduction; none until snd_una passes */
+	bool in_cwr;
+	uint32_t ce_rcvd_bytes;      /* receiver: CE-marked bytes since the last ACK (echoed as ECE) */
 };
 
 void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *snd, struct host *rcv);
@@ -246,6 +325,13 @@ uint32_t tcp_send_append(struct sim *sim, struct cpu *c, struct tcp_conn *tc, ui
 /* tcp_push: send what the windows allow; the tail goes too if `push_tail`
  * and Nagle allows. */
 void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tail);
+/* The push that ends a sendmsg (and the one before it waits for memory):
+ * tcp_push, with autocorking (3.14+, f54b311142a9: tcp_should_autocork):
+ * a short tail is held while earlier skbs of the socket are still in the
+ * qdisc or device (sk_wmem_alloc above the tail's own truesize: only over
+ * a NIC, lo and veth orphan at transmit) and the rtx queue is not empty;
+ * TSQ_THROTTLED is set so the TX completion (tcp_wfree) pushes it. */
+void tcp_push_sendmsg(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
 
 /* Receive side, process context on c: copy up to `max` bytes from the
  * receive queue; returns bytes copied (0: queue empty). */

@@ -64,6 +64,8 @@ void tcp_send_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint64_t 
 		if (o->seq + o->len > skb->sack_hi)
 			skb->sack_hi = o->seq + o->len;
 	skb->dsack = tc->dsack_pending;
+	skb->ece_bytes = tc->ce_rcvd_bytes; /* ECE (DCTCP: how much was marked) */
+	tc->ce_rcvd_bytes = 0;
 	tc->dsack_pending = false;
 	skb->dst_host = tc->snd_host;
 	tc->ack_pending = false;

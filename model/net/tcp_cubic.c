@@ -1,6 +1,5 @@
 /*
- * tcp_cubic.c: CUBIC (RFC 8312; Linux's net/ipv4/tcp_cubic.c, without
- * HyStart and the TCP-friendly region).  The window follows
+ * tcp_cubic.c: CUBIC (RFC 8312; Linux's net/ipv4/tcp_cubic.c).  The window follows
  * W(t) = C (t - K)^3 + W_max from the last reduction, K = cbrt(W_max (1 -
  * beta) / C), t in seconds from the epoch plus one RTT (here twice
  * link.delay); on a loss ssthresh = cwnd * 717/1024 (Linux's beta) and
@@ -28,6 +27,7 @@
 #define CUBIC_C 0.4                      /* RFC 8312 section 5 */
 #define CUBIC_BETA_K 0.7                 /* RFC 8312 beta_cubic, in K */
 #define CUBIC_BETA_LOSS (717.0 / 1024.0) /* tcp_cubic.c: beta = 717 of BICTCP_BETA_SCALE */
+#define CUBIC_BETA_SCALE 15.0            /* beta_scale = 8 * (1024 + 717) / 3 / (1024 - 717) */
 
 /* The algorithm's state in tc->cc_priv.cubic: w_max (segments), k (s), the
  * epoch's start (-1: none; a new one starts at the next cong_avoid). */
@@ -51,6 +51,7 @@ static void cubic_init(struct tcp_conn *tc)
 {
 	tc->cc_priv.cubic.wmax = 0;
 	tc->cc_priv.cubic.epoch = -1;
+	tc->cc_priv.cubic.origin = tc->cc_priv.cubic.tcp_cwnd = tc->cc_priv.cubic.ack_cnt = 0;
 	tc->cc_priv.cubic.found = false;
 	tc->cc_priv.cubic.delay_min = 0;
 	tc->cc_priv.cubic.round_start = tc->cc_priv.cubic.last_ack = 0;
@@ -123,7 +124,7 @@ static void cubic_pkts_acked(struct sim *sim, struct tcp_conn *tc, sim_ns rtt_ns
 static void cubic_cong_avoid(struct sim *sim, struct tcp_conn *tc, uint32_t acked)
 {
 	struct tcp_cubic_priv *ca = &tc->cc_priv.cubic;
-	double t, rtt_s, target;
+	double t, rtt_s, target, inc;
 	bool ss;
 
 	tcp_slow_start(tc, acked, &ss);
@@ -131,17 +132,41 @@ static void cubic_cong_avoid(struct sim *sim, struct tcp_conn *tc, uint32_t acke
 		return;
 	if (ca->epoch < 0) {
 		ca->epoch = sim->now;
-		if (ca->wmax < tc->snd_cwnd)
-			ca->wmax = tc->snd_cwnd;
-		ca->k = cbrt(ca->wmax * (1 - CUBIC_BETA_K) / CUBIC_C);
+		ca->ack_cnt = 0;
+		ca->tcp_cwnd = tc->snd_cwnd;
+		if (ca->wmax <= tc->snd_cwnd) {
+			/* bictcp_update: no reduction to recover from (or above
+			 * it already): K = 0, the curve starts at cwnd */
+			ca->k = 0;
+			ca->origin = tc->snd_cwnd;
+		} else {
+			ca->k = cbrt(ca->wmax * (1 - CUBIC_BETA_K) / CUBIC_C);
+			ca->origin = ca->wmax;
+		}
 	}
 	rtt_s = (double)(2 * sim->sc->delay_ns) / 1e9;
 	t = (double)(sim->now - ca->epoch) / 1e9 + rtt_s;
-	target = CUBIC_C * pow(t - ca->k, 3) + ca->wmax; /* RFC 8312 eq. 1 */
+	target = CUBIC_C * pow(t - ca->k, 3) + ca->origin; /* RFC 8312 eq. 1 */
 	if (target > tc->snd_cwnd)
-		tc->snd_cwnd += (target - tc->snd_cwnd) / tc->snd_cwnd * acked;
+		inc = (target - tc->snd_cwnd) / tc->snd_cwnd;
 	else
-		tc->snd_cwnd += 0.01 * acked / tc->snd_cwnd;
+		inc = 0.01 / tc->snd_cwnd;
+	/* the TCP-friendly region (tcp_friendliness): what Reno would have,
+	 * one segment per cwnd * beta_scale / 8 acked (beta_scale = 15 for
+	 * Linux's beta 717/1024); grow toward it when it is ahead */
+	ca->ack_cnt += acked;
+	{
+		double delta = tc->snd_cwnd * CUBIC_BETA_SCALE / 8;
+		while (delta > 0 && ca->ack_cnt > delta) {
+			ca->ack_cnt -= delta;
+			ca->tcp_cwnd += 1;
+		}
+	}
+	if (ca->tcp_cwnd > tc->snd_cwnd && (ca->tcp_cwnd - tc->snd_cwnd) / tc->snd_cwnd > inc)
+		inc = (ca->tcp_cwnd - tc->snd_cwnd) / tc->snd_cwnd;
+	if (inc > 0.5)
+		inc = 0.5; /* ca->cnt >= 2: at most 1.5x per RTT */
+	tc->snd_cwnd += inc * acked;
 }
 
 /* bictcp_recalc_ssthresh: the window it fell from (fast convergence), a

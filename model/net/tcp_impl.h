@@ -32,6 +32,9 @@ void tcp_split_skb(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct s
 uint32_t tcp_segs_of(const struct tcp_conn *tc, uint64_t bytes);
 void tcp_rtt_sample(struct sim *sim, struct tcp_conn *tc, sim_ns rtt_ns);
 bool tcp_is_cwnd_limited(const struct tcp_conn *tc);
+uint32_t tcp_tso_segs(const struct tcp_conn *tc);
+void tcp_cap_pacing_rate(struct tcp_conn *tc);
+void tcp_tsq_handler(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
 
 /* tcp_ack.c (ACK policy) */
 void tcp_send_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint64_t *reason);

@@ -35,6 +35,8 @@ static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
 	if (seg > skb->len)
 		seg = skb->len;
 	tc->rcv_nxt += skb->len;
+	if (skb->ce) /* tcp_ecn_check_ce: echoed as ECE on the next ACK */
+		tc->ce_rcvd_bytes += skb->len;
 	/* tcp_grow_window */
 	if (tc->rcv_ssthresh < tc->window_clamp &&
 	    tc->rcv_ssthresh < tcp_win_from_space(tc, tc->rcvbuf - tc->rmem_alloc) &&
@@ -143,6 +145,38 @@ void tcp_wake_writer(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
 	sched_wakeup(sim, c, tc->sender, false);
 }
 
+/* tcp_rate_skb_delivered + tcp_rate_gen: the delivery rate of the newest
+ * skb this ACK covers (skb), over the longer of its send and ACK
+ * intervals (tcp_rate.c, 4.9+). */
+static void rate_sample(struct sim *sim, struct tcp_conn *tc, const struct skb *skb, uint32_t acked,
+			struct tcp_rate_sample *rs)
+{
+	sim_ns snd_ns = skb->sent_at - skb->tx_first_at, ack_ns = sim->now - skb->tx_delivered_at;
+
+	rs->acked_sacked = acked;
+	rs->prior_delivered = skb->tx_delivered;
+	rs->delivered = tc->delivered - skb->tx_delivered;
+	rs->interval_ns = snd_ns > ack_ns ? snd_ns : ack_ns;
+	rs->rtt_ns = sim->now - skb->sent_at;
+	rs->is_app_limited = skb->tx_app_limited;
+	tc->first_tx_at = skb->sent_at; /* the next flight's send interval starts here */
+	if (tc->app_limited && tc->delivered > tc->app_limited)
+		tc->app_limited = 0;
+}
+
+/* ECN at the sender (RFC 3168 tcp_enter_cwr, once per window): an ACK
+ * with ECE reduces ssthresh by the algorithm's rule and cwnd to it; no
+ * further reduction until snd_una passes what was in flight then. */
+static void ecn_rcv_ece(struct tcp_conn *tc)
+{
+	if (tc->in_cwr || tc->ca_state != TCP_CA_OPEN)
+		return;
+	tc->snd_ssthresh = tc->cc->ssthresh(tc);
+	tc->snd_cwnd = fmax(tc->snd_ssthresh, 2);
+	tc->in_cwr = true;
+	tc->cwr_high_seq = tc->snd_nxt;
+}
+
 void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *ack)
 {
 	uint64_t ack_seq = ack->ack_seq;
@@ -155,7 +189,14 @@ void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb
 		uint64_t acked = ack_seq - tc->snd_una;
 		struct skb *skb;
 
+		struct tcp_rate_sample rs = {.rtt_ns = -1};
+		uint32_t acked_segs = tcp_segs_of(tc, acked), ce_segs = tcp_segs_of(tc, ack->ece_bytes);
+
 		tc->snd_una = ack_seq;
+		if (tc->in_cwr && tc->snd_una >= tc->cwr_high_seq)
+			tc->in_cwr = false; /* CWR over: the window of the reduction is acked */
+		tc->delivered += acked_segs;
+		tc->delivered_at = sim->now;
 		if ((skb = tc->wq.head) != NULL && skb->sent && skb->seq + skb->len <= tc->snd_una)
 		{
 			tcp_rtt_sample(sim, tc, sim->now - skb->sent_at); /* seq_rtt: the first skb it acks */
@@ -163,14 +204,23 @@ void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb
 				tc->cc->pkts_acked(sim, tc, sim->now - skb->sent_at);
 		}
 		while ((skb = tc->wq.head) != NULL && skb->sent && skb->seq + skb->len <= tc->snd_una) {
+			if (tc->cc->cong_control && (!skb->next || !skb->next->sent || skb->next->seq + skb->next->len > tc->snd_una))
+				rate_sample(sim, tc, skb, acked_segs, &rs); /* the newest skb acked */
 			skb_list_pop(&tc->wq);
 			tc->wmem_queued -= skb->truesize;
 			if (tc->tx_page_frags)
 				skb_frag_release(sim, c, &tc->frag, skb->len);
 			skb_free(sim, c, skb);
 		}
-		if (tcp_is_cwnd_limited(tc) && tc->ca_state == TCP_CA_OPEN) {
-			tc->cc->cong_avoid(sim, tc, tcp_segs_of(tc, acked));
+		if (tc->cc->in_ack_event)
+			tc->cc->in_ack_event(sim, tc, acked_segs, ce_segs);
+		if (ce_segs && tc->ect)
+			ecn_rcv_ece(tc);
+		if (tc->cc->cong_control) { /* tcp_cong_control: the algorithm owns cwnd and pacing */
+			tc->cc->cong_control(sim, tc, &rs);
+			tc->cwnd_limited = false;
+		} else if (tcp_is_cwnd_limited(tc) && tc->ca_state == TCP_CA_OPEN && !tc->in_cwr) {
+			tc->cc->cong_avoid(sim, tc, acked_segs);
 			tc->cwnd_limited = false;
 		}
 		/* tcp_new_space: a writer that ran out of space gets a bigger

@@ -5,6 +5,10 @@
  *  - Nagle with Minshall's variant, TSO deferral (tcp_tso_should_defer),
  *    cwnd validation (tcp_cwnd_validate, 4.3+).
  *  - internal pacing (4.13+; EDT 4.20+): tcp_pacing_check, tcp_pace_kick.
+ *  - TSO autosizing (3.12+; by min_rtt 5.18+): tcp_tso_autosize, tcp_tso_segs.
+ *  - TCP Small Queues (3.6+): tcp_small_queue_check, tcp_wfree and the
+ *    TSQ tasklet (tcp_tsq_handler).
+ *  - the delivery-rate sample's send side (tcp_rate_skb_sent, 4.9+).
  */
 #include "tcp_impl.h"
 
@@ -81,6 +85,117 @@ uint32_t tcp_segs_of(const struct tcp_conn *tc, uint64_t bytes)
 	return (uint32_t)((bytes + (uint64_t)tc->mss_bytes - 1) / (uint64_t)tc->mss_bytes);
 }
 
+/* sk_pacing_rate in bytes/s: 0 (no estimate yet) is ~0U, unlimited, as
+ * sock_init_data leaves it; SO_MAX_PACING_RATE caps it from 3.13. */
+static double pacing_rate_Bps(const struct tcp_conn *tc)
+{
+	return tc->pacing_Bps > 0 ? tc->pacing_Bps : 1e300;
+}
+
+/*
+ * TSO autosizing (tcp_tso_segs, tcp_tso_autosize): the most segments one
+ * frame may carry, so that a flow sends a frame about every millisecond
+ * of its pacing rate instead of a 64 KB burst every 100 ms.
+ *   3.12 - 3.19 (tcp_xmit_size_goal): sk_pacing_rate / 2000 bytes;
+ *   4.0 - 5.17: sk_pacing_rate >> sk_pacing_shift (10: ~1 ms);
+ *   5.18 -     : plus gso_max_size >> (min_rtt_us >> tcp_tso_rtt_log), so
+ *                a flow of min_rtt below 512 us (tso_rtt_log 9) gets full
+ *                frames whatever its rate (commit 65466904b015);
+ * at most gso_max_size, at least min_tso_segs (tcp.min_tso_segs, 2, or
+ * the algorithm's: bbr_min_tso_segs).  The model applies the cap where
+ * tcp_write_xmit does since 4.0 (the frame, not the skb it is cut from;
+ * in 3.12-3.19 it was the skb's size goal: the frames are the same).
+ * Before 3.12 there is no cap.
+ */
+uint32_t tcp_tso_segs(const struct tcp_conn *tc)
+{
+	const struct scenario *sc = tc->sim->sc;
+	double rate = pacing_rate_Bps(tc), bytes;
+	uint32_t min_segs, segs;
+
+	if (!host_kernel_at_least(tc->snd_host, 3, 12))
+		return UINT32_MAX;
+	min_segs = tc->cc->min_tso_segs ? tc->cc->min_tso_segs(tc) : (uint32_t)sc->min_tso_segs;
+	if (!host_kernel_at_least(tc->snd_host, 4, 0)) {
+		bytes = rate / 2000.0;
+	} else {
+		bytes = rate / 1024.0; /* >> sk_pacing_shift */
+		if (host_kernel_at_least(tc->snd_host, 5, 18)) {
+			int64_t r = (tc->min_rtt_ns > 0 ? tc->min_rtt_ns : 0) / NS_PER_US >> sc->tso_rtt_log;
+			if (r < 32) /* BITS_PER_TYPE(sk_gso_max_size) */
+				bytes += (double)(sc->gso_max_bytes >> r);
+		}
+	}
+	if (bytes > sc->gso_max_bytes)
+		bytes = sc->gso_max_bytes;
+	segs = (uint32_t)(bytes / tc->mss_bytes);
+	return segs < min_segs ? min_segs : segs;
+}
+
+/*
+ * TCP Small Queues (tcp_small_queue_check; 3.6, commit 46d3ceabd8d9): a
+ * socket stops sending while more than `limit` bytes of its skbs sit in
+ * the qdisc or the device, and the TX completion that frees one
+ * (tcp_wfree) restarts it through the TSQ tasklet.  The limit:
+ *   3.6 - 3.11: tcp_limit_output_bytes;
+ *   3.12 -    : max(2 truesize, sk_pacing_rate >> 10), at most
+ *               tcp_limit_output_bytes -- except, 5.0 - 6.15, for a
+ *               socket that paces (c73e5807e4f6; restored by c4221a8cc3a7).
+ * tcp_limit_output_bytes' default: 128 KB, 256 KB from 4.2 (c39c4c6abb89),
+ * 1 MB from 5.0 (c73e5807e4f6), 4 MB from 6.16 (9ea3bfa61b09).  Loopback
+ * and veth orphan the skb at transmit (skb_orphan), so only a NIC holds
+ * it.  A socket with nothing in flight always sends (the skb is the write
+ * queue's head; 4.15+: the rtx queue is empty), and since 6.6 one with a
+ * single skb in flight too (tcp_rtx_queue_empty_or_single_skb).
+ */
+static int64_t tsq_limit(const struct tcp_conn *tc, const struct skb *skb)
+{
+	const struct host *h = tc->snd_host;
+	int64_t lob = tc->sim->sc->limit_output_bytes, limit;
+
+	if (lob == 0)
+		lob = host_kernel_at_least(h, 6, 16)  ? 4 << 20
+		      : host_kernel_at_least(h, 5, 0) ? 1 << 20
+		      : host_kernel_at_least(h, 4, 2) ? 256 << 10
+						      : 128 << 10;
+	if (!host_kernel_at_least(h, 3, 12))
+		return lob;
+	limit = (int64_t)fmin(fmax(2.0 * skb->truesize, pacing_rate_Bps(tc) / 1024.0), 1e15);
+	if (!tc->pacing_needed || !host_kernel_at_least(h, 5, 0) || host_kernel_at_least(h, 6, 16))
+		limit = min64(limit, lob);
+	return limit;
+}
+
+static bool tsq_holds(const struct tcp_conn *tc, const struct skb *skb)
+{
+	const struct skb *head = tc->wq.head;
+
+	if (!host_kernel_at_least(tc->snd_host, 3, 6) || tc->snd_nxt == tc->snd_una)
+		return false;
+	if (host_kernel_at_least(tc->snd_host, 6, 6) && head && head->sent && (!head->next || !head->next->sent))
+		return false;
+	if (tc->tsq_bytes <= tsq_limit(tc, skb))
+		return false;
+	tc->sim->cnt.tsq_throttles++;
+	return true;
+}
+
+/* tcp_wfree: the device freed (or orphaned) a sent skb.  A throttled
+ * socket is restarted by the TSQ tasklet (tcp_tasklet_func ->
+ * tcp_tsq_handler), run here in the softirq that freed it (TASKLET_SOFTIRQ
+ * follows NET_RX in the same __do_softirq; its own cost is not modelled). */
+static void tcp_wfree(struct sim *sim, struct cpu *c, struct skb *skb)
+{
+	struct tcp_conn *tc = skb->conn;
+
+	tc->tsq_bytes -= skb->truesize;
+	INVARIANT(tc->tsq_bytes >= 0, "conn %d: sk_wmem_alloc below zero", tc->id);
+	if (tc->tsq_throttled && c) {
+		tc->tsq_throttled = false;
+		tcp_tsq_handler(sim, c, tc);
+	}
+}
+
 /* Minshall's Nagle (tcp_nagle_check, tcp_minshall_check): a short segment
  * waits only while data is in flight and an earlier short one is unacked. */
 static bool nagle_holds(const struct tcp_conn *tc)
@@ -95,12 +210,16 @@ static bool nagle_holds(const struct tcp_conn *tc)
  * next ACK or write decides again). */
 static bool tail_waits(const struct tcp_conn *tc, const struct skb *skb, int64_t quota, int64_t wnd_left)
 {
-	int64_t limit, chunk;
+	int64_t limit, chunk, full;
 
 	if (skb->len <= (uint32_t)tc->mss_bytes)
 		return skb->len < (uint32_t)tc->mss_bytes && nagle_holds(tc);
 	limit = min64(wnd_left, quota * tc->mss_bytes);
-	if (limit >= tc->sim->sc->gso_max_bytes)
+	/* a full frame can go: sk_gso_max_size in 3.x, max_segs * mss since
+	 * autosizing moved to transmit (4.0) */
+	full = host_kernel_at_least(tc->snd_host, 4, 0) ? (int64_t)tcp_tso_segs(tc) * tc->mss_bytes
+							 : tc->sim->sc->gso_max_bytes;
+	if (limit >= full)
 		return false;
 	chunk = min64((int64_t)(tc->snd_wnd_end - tc->snd_una), (int64_t)tc->snd_cwnd * tc->mss_bytes) / 3;
 	return limit < chunk;
@@ -125,7 +244,7 @@ static void pace_fire(struct sim *sim, void *obj, uint64_t arg)
 
 static bool pacing_check(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
 {
-	if (!sim->sc->pacing || !host_kernel_at_least(tc->snd_host, 4, 13) || tc->wstamp_ns <= sim->now)
+	if (!tc->pacing_needed || !host_kernel_at_least(tc->snd_host, 4, 13) || tc->wstamp_ns <= sim->now)
 		return false;
 	if (!tc->pace_armed) {
 		tc->pace_armed = true;
@@ -143,7 +262,9 @@ static void pacing_after_send(struct sim *sim, struct tcp_conn *tc, const struct
 	sim_ns prior = tc->wstamp_ns;
 	if (tc->wstamp_ns < sim->now)
 		tc->wstamp_ns = sim->now;
-	if (sim->sc->pacing && tc->pacing_Bps > 0 && tc->segs_out >= 10) {
+	if (tc->pacing_fq) /* skb->skb_mstamp_ns: sch_fq holds the frame until then */
+		((struct skb *)skb)->tstamp = tc->wstamp_ns;
+	if ((tc->pacing_needed || tc->pacing_fq) && tc->pacing_Bps > 0 && tc->segs_out >= 10) {
 		double wire = (double)skb->len + (double)skb->segs * (IP_HDR_BYTES + TCP_HDR_BYTES + (sim->sc->timestamps ? TCP_TS_OPT_BYTES : 0));
 		sim_ns len_ns = (sim_ns)(wire * 1e9 / tc->pacing_Bps);
 		sim_ns credit = tc->wstamp_ns - prior;
@@ -171,9 +292,23 @@ void tcp_rtt_sample(struct sim *sim, struct tcp_conn *tc, sim_ns rtt_ns)
 	}
 	if (tc->srtt_us8 < 1)
 		tc->srtt_us8 = 1;
+	if (tc->min_rtt_ns == 0 || rtt_ns < tc->min_rtt_ns) /* tcp_update_rtt_min (300 s window: the run) */
+		tc->min_rtt_ns = rtt_ns > 0 ? rtt_ns : 1;
+	if (tc->cc->cong_control)
+		return; /* the algorithm sets the pacing rate (bbr_set_pacing_rate) */
 	cwnd = fmax(tc->snd_cwnd, (double)tcp_segs_of(tc, tc->snd_nxt - tc->snd_una));
 	ratio = tc->snd_cwnd < tc->snd_ssthresh / 2 ? sim->sc->pacing_ss_ratio : sim->sc->pacing_ca_ratio;
 	tc->pacing_Bps = (double)tc->mss_bytes * ratio / 100.0 * cwnd * 8e6 / (double)tc->srtt_us8;
+	tcp_cap_pacing_rate(tc);
+}
+
+/* sk_pacing_rate = min(rate, sk_max_pacing_rate): SO_MAX_PACING_RATE, 3.13+ */
+void tcp_cap_pacing_rate(struct tcp_conn *tc)
+{
+	double max_Bps = tc->sim->sc->max_pacing_bps / 8.0;
+
+	if (max_Bps > 0 && host_kernel_at_least(tc->snd_host, 3, 13) && (tc->pacing_Bps <= 0 || tc->pacing_Bps > max_Bps))
+		tc->pacing_Bps = max_Bps;
 }
 
 /* tcp_cwnd_validate: the most segments in flight over the last window. */
@@ -201,9 +336,42 @@ bool tcp_is_cwnd_limited(const struct tcp_conn *tc)
 void tcp_pace_kick(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
 {
 	tc->pace_armed = false;
-	/* tcp_tsq_handler: a writer inside send() owns the socket */
+	tcp_tsq_handler(sim, c, tc);
+}
+
+void tcp_tsq_handler(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
+{
+	/* a writer inside send() owns the socket: tcp_release_cb sends */
 	if (tc->sender->in_call && !tc->sender_waiting) {
 		tc->tsq_deferred = true;
+		return;
+	}
+	tcp_push(sim, c, tc, true);
+}
+
+/* tcp_rate_skb_sent: the delivery state a later ACK of skb measures from,
+ * at the skb's departure time tx_ns. */
+static void rate_skb_sent(struct tcp_conn *tc, struct skb *skb, sim_ns tx_ns)
+{
+	if (tc->snd_nxt == tc->snd_una) { /* nothing in flight: a new flight starts */
+		tc->first_tx_at = tx_ns;
+		tc->delivered_at = tx_ns;
+	}
+	skb->tx_first_at = tc->first_tx_at;
+	skb->tx_delivered_at = tc->delivered_at;
+	skb->tx_delivered = tc->delivered;
+	skb->tx_app_limited = tc->app_limited != 0;
+}
+
+void tcp_push_sendmsg(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
+{
+	const struct skb *tail = tc->wq.tail;
+
+	if (host_kernel_at_least(tc->snd_host, 3, 14) && tail && !tail->sent && tail == tc->send_head &&
+	    tail->len < (uint32_t)current_size_goal(tc) && tc->snd_nxt > tc->snd_una && tc->tsq_bytes > 0) {
+		if (!tc->tsq_throttled)
+			sim->cnt.autocorks++;
+		tc->tsq_throttled = true;
 		return;
 	}
 	tcp_push(sim, c, tc, true);
@@ -222,6 +390,7 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 		int64_t limit;
 		bool is_tail = skb->next == NULL;
 		struct skb *clone;
+		sim_ns tx_ns;
 
 		/* tcp_is_cwnd_limited: the window, not the application, stops a
 		 * full-size frame */
@@ -237,7 +406,13 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 			break;
 		if (wnd_left <= 0)
 			break;
-		limit = min64(min64(skb->len, quota * tc->mss_bytes), wnd_left);
+		if (tsq_holds(tc, skb)) { /* tcp_small_queue_check */
+			tc->tsq_throttled = true;
+			break;
+		}
+		/* TSO autosizing (tcp_tso_segs): at most max_segs per frame */
+		limit = min64(min64(min64(skb->len, quota * tc->mss_bytes), wnd_left),
+			      (int64_t)min64(tcp_tso_segs(tc), INT32_MAX) * tc->mss_bytes);
 		/* tcp_mss_split_point: the tail's short last segment may wait */
 		if (is_tail && limit == (int64_t)skb->len && limit > tc->mss_bytes && limit % tc->mss_bytes &&
 		    nagle_holds(tc))
@@ -251,8 +426,13 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 				tc->cwnd_limited = true;
 			tcp_split_skb(sim, c, tc, skb, (uint32_t)limit);
 		}
+		/* the skb's time (skb_mstamp_ns) is its departure: for a socket
+		 * sch_fq paces, the EDT it leaves the qdisc at, so RTT and
+		 * delivery-rate samples leave out the pacing wait */
+		tx_ns = tc->pacing_fq && tc->wstamp_ns > sim->now ? tc->wstamp_ns : sim->now;
+		rate_skb_sent(tc, skb, tx_ns);
 		skb->sent = true;
-		skb->sent_at = sim->now;
+		skb->sent_at = tx_ns;
 		tc->snd_nxt = skb->seq + skb->len;
 		if (skb->len % (uint32_t)tc->mss_bytes)
 			tc->snd_sml = tc->snd_nxt; /* tcp_minshall_update */
@@ -260,10 +440,18 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 		clone = skb_clone(sim, skb);
 		clone->segs = (uint16_t)tcp_segs_of(tc, skb->len);
 		clone->gso_size = clone->segs > 1 ? (uint32_t)tc->mss_bytes : 0; /* skb_shinfo()->gso_size */
+		clone->ect = tc->ect;
+		if (host_kernel_at_least(tc->snd_host, 3, 6)) { /* skb_set_owner_w(skb, sk), tcp_wfree */
+			clone->destructor = tcp_wfree;
+			tc->tsq_bytes += clone->truesize;
+		}
 		sim->cnt.data_frames++;
 		sim->cnt.data_segs += clone->segs;
 		pacing_after_send(sim, tc, clone);
 		cwnd_validate(tc);
 		sim->dev->xmit(sim, c, clone);
 	}
+	/* tcp_rate_check_app_limited: the writer left the window unfilled */
+	if (!tc->send_head && (double)tcp_segs_of(tc, tc->snd_nxt - tc->snd_una) < tc->snd_cwnd)
+		tc->app_limited = tc->delivered + tcp_segs_of(tc, tc->snd_nxt - tc->snd_una) + 1;
 }

@@ -24,7 +24,10 @@
 /* loopback and veth: one host, the receive side on the transmitting CPU */
 enum link_type { LINK_LOOPBACK, LINK_NIC, LINK_VETH };
 enum app_test { APP_TCP_STREAM, APP_TCP_SENDFILE };
-enum cc_algo { CC_RENO, CC_CUBIC };
+enum cc_algo { CC_RENO, CC_CUBIC, CC_BBR, CC_DCTCP };
+/* the NIC's root qdisc: a FIFO (pfifo_fast) or sch_fq, which paces each
+ * socket at its sk_pacing_rate (3.12+) */
+enum qdisc_kind { QDISC_PFIFO_FAST, QDISC_FQ };
 /* the application's loop: netperf's (one blocking call per message) or
  * iperf3's (a select() before every read() and write()) */
 enum app_loop { LOOP_NETPERF, LOOP_IPERF3 };
@@ -101,7 +104,8 @@ struct scenario {
 
 	/* [offload] */
 	bool tso, gso, gro, lro, csum;
-	int gso_max_bytes;
+	int gso_max_bytes;        /* dev->gso_max_size; above 65536 BIG TCP (IPv4: 6.3+) */
+	int gro_max_bytes;        /* dev->gro_max_size; above 65536 BIG TCP (IPv4: 6.3+) */
 
 	/* [tcp] */
 	int64_t sndbuf_bytes;     /* 0: autotune */
@@ -120,6 +124,12 @@ struct scenario {
 	bool pacing;              /* sk_pacing_status = SK_PACING_NEEDED: TCP paces itself (4.13+) */
 	int pacing_ss_ratio;      /* net.ipv4.tcp_pacing_ss_ratio, % */
 	int pacing_ca_ratio;      /* net.ipv4.tcp_pacing_ca_ratio, % */
+	double max_pacing_bps;    /* SO_MAX_PACING_RATE, bit/s; 0 = none (3.13+) */
+	int min_tso_segs;         /* net.ipv4.tcp_min_tso_segs (3.12+) */
+	int tso_rtt_log;          /* net.ipv4.tcp_tso_rtt_log (5.18+) */
+	int64_t limit_output_bytes; /* net.ipv4.tcp_limit_output_bytes (TSQ, 3.6+); 0 = the era's default */
+	int64_t ecn_threshold_bytes; /* [link] the sender's NIC marks ECT frames CE above this queue; 0 = never */
+	enum qdisc_kind qdisc;    /* [link] the NIC's root qdisc */
 
 	/* [app] */
 	enum app_test test;
