@@ -9,7 +9,8 @@
 #      second (10G/1500 with 4 MB and with 128 KB buffers, 10G/9000,
 #      40G/65535, 100G/1500), each run by tcpsim, by the old tcpsim and by
 #      DIR/bench/ns3-bulk (bench/ns3-bulk.cc) on the same link, 3 runs of
-#      each interleaved (tcpsim, old, ns-3, tcpsim, ...), medians printed.
+#      each interleaved (tcpsim, old, ns-3, tcpsim, ...), medians printed
+#      (ns-3's long runs once).
 #   3. lkp: scenarios/loopback-64k.cfg on 128 CPUs with 8, 64 and 256
 #      instances, 0.1 s warm-up + 0.9 s measured, no early stop, the same
 #      interleaving.
@@ -25,10 +26,12 @@
 #               before the speed work); empty: no such column
 #   NS3_BULK    the ns-3 program (default DIR/bench/ns3-bulk); empty or
 #               missing: the ns-3 column is skipped, saying so
-#   BENCH_REPS  runs of each (default 3)
+#   BENCH_REPS  runs of each (default 3); ns-3 runs once where its first
+#               run took more than BENCH_NS3_LONG wall seconds (default 20:
+#               10G/1500 with 4 MB buffers takes ns-3 some 2 minutes of CPU)
 #   BENCH_QUICK 1: a dry run that times nothing worth reading (0.01
-#               simulated s per run, 1 run each, a short engine run), for
-#               make check to run the script itself
+#               simulated s per run, 1 run each unless BENCH_REPS says, a
+#               short engine run), for make check to run the script itself
 #
 # Runs from the repository root.  Exit status 1 if the engine benchmark or
 # a run of TCPSIM fails (the old binary's and ns-3's failures are reported
@@ -49,12 +52,12 @@ top=$(pwd)
 abspath() { case $1 in /*) echo "$1" ;; *) echo "$top/${1#./}" ;; esac; }
 
 quick=${BENCH_QUICK:-0}
-reps=${BENCH_REPS:-3}
-[ "$quick" = 1 ] && reps=1
+if [ "$quick" = 1 ]; then reps=${BENCH_REPS:-1}; else reps=${BENCH_REPS:-3}; fi
 case $reps in '' | *[!0-9]* | 0) echo "bench: BENCH_REPS must be a positive integer, not '$reps'" >&2; exit 2 ;; esac
 tcpsim=$(abspath "${TCPSIM:-./tcpsim}")
 rusage=$dir/bench/rusage
 ns3=${NS3_BULK-$dir/bench/ns3-bulk}
+ns3_long=${BENCH_NS3_LONG:-20}
 old=${TCPSIM_OLD-0d60f55}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench.XXXXXX") || exit 1
@@ -186,6 +189,7 @@ fi
 
 echo "== wire: bench/*.cfg, $reps interleaved run(s) each"
 : >"$tmp/rows"
+: >"$tmp/ns3once"
 for w in $works; do
 	name=${w%%:*}; rest=${w#*:}
 	cfg=bench/${rest%%:*}.cfg; rest=${rest#*:}
@@ -198,7 +202,11 @@ for w in $works; do
 		# shellcheck disable=SC2086
 		[ -n "$old" ] && measure wire "$name" old "$old" "$cfg" --format json $sim_args
 		# shellcheck disable=SC2086
-		[ -n "$ns3" ] && measure wire "$name" ns-3 "$ns3" $nargs --duration="$nsim"
+		if [ -n "$ns3" ] && ! grep -q "^once $name\$" "$tmp/ns3once" 2>/dev/null; then
+			measure wire "$name" ns-3 "$ns3" $nargs --duration="$nsim"
+			awk -v long="$ns3_long" -v w="$name" '$2 == w && $3 == "ns-3" && $4 > long + 0 { f = 1 }
+				END { if (f) print "once " w }' "$tmp/rows" >>"$tmp/ns3once"
+		fi
 		r=$((r + 1))
 	done
 done
@@ -255,39 +263,44 @@ function cell(k, what,   v) {
 	return v
 }
 function ratio(a, b) { return (have(a) && have(b)) ? sprintf("%.1fx", wps(a) / wps(b)) : "-" }
+function cratio(a, b) { return (have(a) && have(b)) ? sprintf("%.1fx", cps(a) / cps(b)) : "-" }
+function cnote(a, b) { return (have(a) && have(b)) ? sprintf(" (CPU %.2fx)", cps(a) / cps(b)) : "" }
 END {
 	print ""
-	printf "wire work, 1 simulated s, medians of %d: wall and CPU s per simulated s; ratio = ns-3 wall / tcpsim wall\n", reps
-	printf "| %-14s | %9s | %8s | %11s | %10s | %11s | %12s | %12s | %10s | %13s | %11s |", "work", "ns-3 wall", "ns-3 CPU",
-		"tcpsim wall", "tcpsim CPU", "ns-3/tcpsim", "sim-s/wall-s", "tcpsim Mev/s", "ns-3 Mev/s", "tcpsim Mbit/s", "ns-3 Mbit/s"
-	if (old != "") printf " %8s | %11s |", "old wall", "old/tcpsim"
+	printf "wire work, 1 simulated s, medians of %d: wall and CPU s per simulated s; ratios of wall and of CPU time\n", reps
+	printf "| %-14s | %9s | %8s | %11s | %10s | %11s | %10s | %12s | %12s | %10s | %13s | %11s |", "work", "ns-3 wall", "ns-3 CPU",
+		"tcpsim wall", "tcpsim CPU", "ns-3/tcpsim", "(CPU)", "sim-s/wall-s", "tcpsim Mev/s", "ns-3 Mev/s", "tcpsim Mbit/s",
+		"ns-3 Mbit/s"
+	if (old != "") printf " %8s | %10s | %6s |", "old wall", "old/tcpsim", "(CPU)"
 	printf "\n"
 	n = split(order["wire"], works, " ")
 	for (i = 1; i <= n; i++) {
 		w = works[i]; t = "wire" SUBSEP w SUBSEP "tcpsim"; s = "wire" SUBSEP w SUBSEP "ns-3"; o = "wire" SUBSEP w SUBSEP "old"
 		mark = (have(s) && median(sim[s]) < 0.999 && median(sim[t]) >= 0.999) ? "*" : " "
 		if (mark == "*") scaled = sprintf("%.3g", median(sim[s]))
-		printf "| %-14s | %8s%s | %7s%s | %11s | %10s | %11s | %12s | %12s | %10s | %13s | %11s |", w, cell(s, "wall"), mark,
-			cell(s, "cpu"), mark, cell(t, "wall"), cell(t, "cpu"), ratio(s, t), cell(t, "simps"), cell(t, "mevs"),
-			cell(s, "mevs"), cell(t, "mbps"), cell(s, "mbps")
-		if (old != "") printf " %8s | %11s |", cell(o, "wall"), ratio(o, t)
+		if (have(s) && split(wall[s], tmpa, " ") == 1 && reps > 1) { mark = mark == "*" ? "%" : "+"; once = 1 }
+		printf "| %-14s | %8s%s | %7s%s | %11s | %10s | %11s | %10s | %12s | %12s | %10s | %13s | %11s |", w, cell(s, "wall"),
+			mark, cell(s, "cpu"), mark, cell(t, "wall"), cell(t, "cpu"), ratio(s, t), cratio(s, t), cell(t, "simps"),
+			cell(t, "mevs"), cell(s, "mevs"), cell(t, "mbps"), cell(s, "mbps")
+		if (old != "") printf " %8s | %10s | %6s |", cell(o, "wall"), ratio(o, t), cratio(o, t)
 		printf "\n"
 	}
 	if (scaled != "") printf "* ns-3 ran %s simulated s, scaled to 1 s\n", scaled
+	if (once) print "+ ns-3 ran once (its first run was long), the others " reps " times (% both)"
 	if (ns3 == "") print "(no ns-3 column: see the ns-3 line above)"
 
 	print ""
 	printf "loopback LKP (scenarios/loopback-64k.cfg), 128 CPUs, 1 simulated s, medians of %d\n", reps
 	printf "| %-9s | %11s | %10s | %12s | %12s | %9s |", "instances", "tcpsim wall", "tcpsim CPU", "sim-s/wall-s",
 		"tcpsim Mev/s", "peak RSS MB"
-	if (old != "") printf " %8s | %11s | %12s |", "old wall", "old/tcpsim", "old RSS MB"
+	if (old != "") printf " %8s | %10s | %6s | %10s |", "old wall", "old/tcpsim", "(CPU)", "old RSS MB"
 	printf "\n"
 	n = split(order["lkp"], insts, " ")
 	for (i = 1; i <= n; i++) {
 		w = insts[i]; t = "lkp" SUBSEP w SUBSEP "tcpsim"; o = "lkp" SUBSEP w SUBSEP "old"
 		printf "| %9s | %11s | %10s | %12s | %12s | %11s |", w, cell(t, "wall"), cell(t, "cpu"), cell(t, "simps"),
 			cell(t, "mevs"), cell(t, "rss")
-		if (old != "") printf " %8s | %11s | %12s |", cell(o, "wall"), ratio(o, t), cell(o, "rss")
+		if (old != "") printf " %8s | %10s | %6s | %10s |", cell(o, "wall"), ratio(o, t), cratio(o, t), cell(o, "rss")
 		printf "\n"
 	}
 
@@ -295,14 +308,16 @@ END {
 	print "goals"
 	t = "wire" SUBSEP "10G/1500-4MB" SUBSEP "tcpsim"; s = "wire" SUBSEP "10G/1500-4MB" SUBSEP "ns-3"
 	goal("10G/1500 4 MB: >= 10 simulated s per wall s", have(t), have(t) ? 1 / wps(t) : 0, 10, "%.2f", "")
-	goal("10G/1500 4 MB: >= 300x ns-3", have(t) && have(s), have(t) && have(s) ? wps(s) / wps(t) : 0, 300, "%.1fx", "no ns-3")
+	goal("10G/1500 4 MB: >= 300x ns-3", have(t) && have(s), have(t) && have(s) ? wps(s) / wps(t) : 0, 300,
+		"%.1fx" cnote(s, t), "no ns-3")
 	t = "wire" SUBSEP "10G/1500-128KB" SUBSEP "tcpsim"; s = "wire" SUBSEP "10G/1500-128KB" SUBSEP "ns-3"
-	goal("10G/1500 128 KB: >= 60x ns-3", have(t) && have(s), have(t) && have(s) ? wps(s) / wps(t) : 0, 60, "%.1fx", "no ns-3")
+	goal("10G/1500 128 KB: >= 60x ns-3", have(t) && have(s), have(t) && have(s) ? wps(s) / wps(t) : 0, 60,
+		"%.1fx" cnote(s, t), "no ns-3")
 	t = "wire" SUBSEP "100G/1500" SUBSEP "tcpsim"
 	goal("100G/1500: >= 1 simulated s per wall s", have(t), have(t) ? 1 / wps(t) : 0, 1, "%.2f", "")
 	t = "lkp" SUBSEP "256" SUBSEP "tcpsim"; o = "lkp" SUBSEP "256" SUBSEP "old"
 	goal("128 CPUs, 256 loopback instances: >= 3x faster than " (oldname != "" ? oldname : "the old binary"),
-		have(t) && have(o), have(t) && have(o) ? wps(o) / wps(t) : 0, 3, "%.2fx", "no old binary (TCPSIM_OLD)")
+		have(t) && have(o), have(t) && have(o) ? wps(o) / wps(t) : 0, 3, "%.2fx" cnote(o, t), "no old binary (TCPSIM_OLD)")
 	goal("engine alone (hold N=1000): >= 40 M events/s, median round", engine != "", engine + 0, 40, "%.2f M events/s",
 		"no engine figure")
 }
