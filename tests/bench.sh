@@ -286,7 +286,7 @@ END {
 		printf "\n"
 	}
 	if (scaled != "") printf "* ns-3 ran %s simulated s, scaled to 1 s\n", scaled
-	if (once) print "+ ns-3 ran once (its first run was long), the others " reps " times (% both)"
+	if (once) print "+ ns-3 ran once (its first run was long), the others " reps " times (% marks both notes)"
 	if (ns3 == "") print "(no ns-3 column: see the ns-3 line above)"
 
 	print ""
