@@ -3,7 +3,7 @@
 #   make run        install missing Debian packages, build, run the main job
 #   make check      install missing packages, check the layering (tools/check-layers.sh),
 #                   build the tests under ASan+UBSan, run them
-#   make bench      engine and model throughput, printed
+#   make bench      engine and model speed beside ns-3's, printed (docs/bench.md)
 #   make validate   calibrate and validate against the recorded reports
 #   make fuzz       build the libFuzzer targets (tests/fuzz/) and run each for
 #                   FUZZ_SECONDS; make fuzz-merge adds what they found to the corpora
@@ -86,7 +86,7 @@ run: deps
 # $(FUZZ_CC) links libFuzzer, else by gcc ASan builds with a plain main.
 check: deps
 	@sh tools/check-layers.sh
-	@$(MAKE) --no-print-directory all $(TEST_BIN) $(ASN)/tcpsim
+	@$(MAKE) --no-print-directory all $(TEST_BIN) $(ASN)/tcpsim $(ASN)/tests/bench_engine $(ASN)/bench/rusage
 	@if $(FUZZ_PROBE); then \
 		$(MAKE) --no-print-directory fuzz-build && fz=$(FUZZ); \
 	else \
@@ -94,9 +94,16 @@ check: deps
 		$(MAKE) --no-print-directory $(FUZZ_REPLAY) && fz=$(ASN)/fuzz; \
 	fi && sh tests/run-tests.sh $(ASN) $$fz
 
+# The ns-3 column (bench/ns3-bulk.cc, Debian's libns3-dev) is skipped with a
+# message when ns-3 cannot be installed or the program does not build;
+# TCPSIM_OLD (a binary or a git revision) is the old-vs-new column
+# (docs/bench.md).
 bench: deps
-	@$(MAKE) --no-print-directory all $(REL)/tests/bench_engine
-	@if [ -f tests/bench.sh ]; then sh tests/bench.sh $(REL); else $(REL)/tests/bench_engine; fi
+	@sh tools/install-deps.sh bench || echo "bench: could not install ns-3 (libns3-dev); its column is skipped"
+	@$(MAKE) --no-print-directory all $(REL)/tests/bench_engine $(REL)/bench/rusage
+	@$(MAKE) --no-print-directory $(REL)/bench/ns3-bulk || \
+		echo "bench: bench/ns3-bulk.cc did not build against ns-3; its column is skipped"
+	@sh tests/bench.sh $(REL)
 	@sh tests/bench-sweep.sh ./tcpsim
 
 # Calibrate against both recorded reports and validate held out:
@@ -221,6 +228,18 @@ tools/bin/%: $(REL)/tools/%.o $(REL)/libtcpsim.a
 $(REL)/tests/bench_engine: $(REL)/tests/bench_engine.o $(REL)/libtcpsim.a
 	$(CC) $(OPT) -o $@ $^ $(LDLIBS_COMMON)
 
+# make bench's own programs: the process timer, and the ns-3 program
+# (C++, against Debian's ns-3 3.37; tools/install-deps.sh bench).
+NS3_PKGS := ns3-core ns3-network ns3-internet ns3-point-to-point ns3-applications
+
+$(REL)/bench/rusage: $(REL)/bench/rusage.o
+	$(CC) $(OPT) -o $@ $^
+
+$(REL)/bench/ns3-bulk: bench/ns3-bulk.cc
+	@mkdir -p $(@D)
+	@pkg-config --exists $(NS3_PKGS) || { echo "bench: no ns-3 here (pkg-config $(NS3_PKGS))" >&2; exit 1; }
+	$(CXX) -O2 -Wall -Werror -o $@ $< $$(pkg-config --cflags --libs $(NS3_PKGS))
+
 # --- sanitizer build (tests) ----------------------------------------------
 $(ASN)/%.o: %.c
 	@mkdir -p $(@D)
@@ -235,6 +254,9 @@ $(ASN)/tests/%: $(ASN)/tests/%.o $(ASN)/libtcpsim.a
 
 $(ASN)/tcpsim: $(CLI_SRC:%.c=$(ASN)/%.o) $(ASN)/libtcpsim.a
 	$(CC) $(SAN) -o $@ $^ $(LDLIBS_COMMON)
+
+$(ASN)/bench/rusage: $(ASN)/bench/rusage.o
+	$(CC) $(SAN) -o $@ $^
 
 # --- fuzz targets ----------------------------------------------------------
 $(FUZZ)/%.o: %.c

@@ -8,6 +8,11 @@
 # about flat from 10k to 100k points: the script fails (status 1) if the
 # 100k peak exceeds the 10k peak by more than 16 MB.
 #
+# Then the loopback LKP scenario (scenarios/loopback-64k.cfg, 8 instances)
+# over 256 points (16 MTUs x 16 send sizes, 0.5 simulated s each, no early
+# stop) at -j 2, as on a 2-core desktop, with its peak RSS: the sweep a
+# user waits for.
+#
 # Peak memory comes from GNU time (/usr/bin/time -v, or `command time -v`);
 # without it the line says so and only the rate is printed.
 # POINTS_SMALL and POINTS_LARGE (axis sizes as A*B) can be overridden.
@@ -31,15 +36,14 @@ fi
 
 now() { date +%s.%N; }
 
-# bench NAME A B: a sweep of A send sizes x B MTUs; sets peak_kb
-bench() {
-	name=$1 a=$2 b=$3
-	points=$((a * b))
+# sweep NAME POINTS JOBS CFG ARGS...: time one sweep of POINTS points; sets
+# peak_kb
+sweep() {
+	name=$1 points=$2 jobs=$3 cfg=$4
+	shift 4
 	rm -f "$TMP/b.csv" "$TMP/b.csv.cfg"
 	t0=$(now)
-	$TIMEV "$TCPSIM" sweep "$CFG" -s run.duration=2ms -s run.batch=1ms -s run.min_batches=2 \
-		-s run.warmup=0 --vary "app.send_size=1K:${a}K:1K" --vary "link.mtu=1500:$((1500 + b - 1)):1" \
-		-o "$TMP/b.csv" -j "$JOBS" 2>"$TMP/time.err"
+	$TIMEV "$TCPSIM" sweep "$cfg" "$@" -o "$TMP/b.csv" -j "$jobs" 2>"$TMP/time.err"
 	st=$?
 	t1=$(now)
 	if [ $st -ne 0 ]; then
@@ -49,11 +53,17 @@ bench() {
 	rows=$(($(wc -l <"$TMP/b.csv") - 1))
 	[ "$rows" -eq "$points" ] || { echo "bench-sweep: $name wrote $rows rows, want $points" >&2; exit 1; }
 	peak_kb=$(sed -n 's/.*Maximum resident set size (kbytes): *//p' "$TMP/time.err")
-	awk -v n="$points" -v t0="$t0" -v t1="$t1" -v j="$JOBS" -v kb="${peak_kb:-}" -v name="$name" 'BEGIN {
+	awk -v n="$points" -v t0="$t0" -v t1="$t1" -v j="$jobs" -v kb="${peak_kb:-}" -v name="$name" 'BEGIN {
 		s = t1 - t0
 		mem = kb != "" ? sprintf("peak RSS %.1f MB", kb / 1024) : "peak RSS unknown (no GNU time)"
-		printf "sweep %-5s %7d points in %6.2f s = %8.0f points/s (-j %d), %s\n", name, n, s, n / s, j, mem
+		printf "sweep %-6s %7d points in %6.2f s = %8.0f points/s (-j %d), %s\n", name, n, s, n / s, j, mem
 	}'
+}
+
+# bench NAME A B: the tiny scenario over A send sizes x B MTUs, every core
+bench() {
+	sweep "$1" $(($2 * $3)) "$JOBS" "$CFG" -s run.duration=2ms -s run.batch=1ms -s run.min_batches=2 \
+		-s run.warmup=0 --vary "app.send_size=1K:${2}K:1K" --vary "link.mtu=1500:$((1500 + $3 - 1)):1"
 }
 
 bench 10k 100 100
@@ -65,3 +75,5 @@ if [ -n "$small" ] && [ -n "$large" ]; then
 	echo "sweep memory: 10x the points, $((growth / 1024)) MB more at peak (axis values only; rows stream)"
 	[ "$growth" -le 16384 ] || { echo "bench-sweep: memory grows with the points" >&2; exit 1; }
 fi
+sweep lkp256 256 2 "$HERE/../scenarios/loopback-64k.cfg" -s run.warmup=0.1s -s run.duration=0.4s \
+	-s run.batch=10ms -s run.ci_target=0 --vary "link.mtu=4096:65536:4096" --vary "app.send_size=1K:16K:1K"

@@ -1,10 +1,20 @@
 #!/bin/sh
-# Install the Debian packages tcpsim needs, only those missing (idempotent).
-# Called by `make run` and `make check`; safe to run by hand.  clang and
-# libclang-rt-dev (libFuzzer's runtime, a separate package from clang-14) are
-# for `make fuzz` and the corpus replay of `make check`.
+# install-deps.sh [bench]: install the Debian packages tcpsim needs, only
+# those missing (idempotent).  Called by `make run` and `make check`; safe
+# to run by hand.  clang and libclang-rt-dev (libFuzzer's runtime, a separate
+# package from clang-14) are for `make fuzz` and the corpus replay of `make
+# check`.
+#
+# `bench` installs the optional group `make bench` asks for instead: ns-3
+# (libns3-dev, with g++ to build bench/ns3-bulk.cc against it) and GNU time
+# (CPU seconds and peak RSS of whole processes).  Nothing else needs them;
+# make bench goes on without ns-3 when this fails.
 set -eu
-PKGS="gcc make pkg-config libgsl-dev libcsv-dev libcmocka-dev libinih-dev libjansson-dev gnuplot-nox parallel rsync clang libclang-rt-dev"
+case ${1:-} in
+"") PKGS="gcc make pkg-config libgsl-dev libcsv-dev libcmocka-dev libinih-dev libjansson-dev gnuplot-nox parallel rsync clang libclang-rt-dev" ;;
+bench) PKGS="libns3-dev g++ time" ;;
+*) echo "usage: sh tools/install-deps.sh [bench]" >&2; exit 2 ;;
+esac
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
