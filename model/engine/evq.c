@@ -68,11 +68,13 @@ void evq_init(struct evq *q)
 {
 	q->heap = NULL;
 	q->slots = NULL;
-	q->n = q->cap = 0;
+	q->n = q->nheap = q->cap = 0;
+	q->front = (struct evq_key){0};
+	q->front_off = false;
 	evq_grow(q, EVQ_CAP0);
 	q->next_seq = 1;
 	q->ndead = 0;
-	q->pushed = q->skipped = q->requeued = 0;
+	q->pushed = q->skipped = q->requeued = q->fronted = 0;
 }
 
 void evq_release(struct evq *q)
@@ -81,7 +83,8 @@ void evq_release(struct evq *q)
 	free(q->slots);
 	q->heap = NULL;
 	q->slots = NULL;
-	q->n = q->cap = 0;
+	q->n = q->nheap = q->cap = 0;
+	q->front.seq = 0;
 }
 
 /* Put key k at position i or above, moving larger parents down. */
@@ -112,6 +115,27 @@ static inline void slot_put(struct evq *q, uint32_t slot)
 	q->free_slot = slot;
 }
 
+/* Key k enters the queue: into the front when it is earlier than every
+ * pending key (the old front, if any, goes into the heap), else the heap. */
+static inline void evq_place(struct evq *q, struct evq_key k)
+{
+	if (!q->front_off) {
+		if (q->front.seq == 0) {
+			if (q->nheap == 0 || key_of(&k) < key_of(&q->heap[0])) {
+				q->front = k;
+				q->fronted++;
+				return;
+			}
+		} else if (key_of(&k) < key_of(&q->front)) {
+			struct evq_key old = q->front;
+			q->front = k;
+			q->fronted++;
+			k = old;
+		}
+	}
+	sift_up(q->heap, q->nheap++, k);
+}
+
 static inline uint32_t evq_insert(struct evq *q, sim_ns t, uint64_t seq, evq_fn fn, void *obj,
 				  uint64_t arg, struct evq_timer *tm)
 {
@@ -121,7 +145,8 @@ static inline uint32_t evq_insert(struct evq *q, sim_ns t, uint64_t seq, evq_fn 
 		evq_grow(q, q->cap <= UINT32_MAX / 2 ? 2 * q->cap : UINT32_MAX);
 	k.slot = slot_take(q);
 	q->slots[k.slot] = (struct evq_slot){.fn = fn, .obj = obj, .arg = arg, .timer = tm};
-	sift_up(q->heap, q->n++, k);
+	evq_place(q, k);
+	q->n++;
 	q->pushed++;
 	return k.slot;
 }
@@ -213,7 +238,7 @@ static inline void fill_root(struct evq_key *h, size_t n, struct evq_key k)
 /* Drop heap[0]. */
 static inline void remove_top(struct evq *q)
 {
-	size_t n = --q->n;
+	size_t n = --q->nheap;
 
 	if (n == 0)
 		return;
@@ -238,7 +263,12 @@ static void evq_drop_dead(struct evq *q)
 	struct evq_key *h = q->heap;
 	size_t n = 0;
 
-	for (size_t i = 0; i < q->n; i++) {
+	if (q->front.seq && key_dead(q, &q->front)) {
+		slot_put(q, q->front.slot);
+		q->skipped++;
+		q->front.seq = 0;
+	}
+	for (size_t i = 0; i < q->nheap; i++) {
 		if (key_dead(q, &h[i])) {
 			slot_put(q, h[i].slot);
 			q->skipped++;
@@ -246,7 +276,8 @@ static void evq_drop_dead(struct evq *q)
 			h[n++] = h[i];
 		}
 	}
-	q->n = (uint32_t)n;
+	q->nheap = (uint32_t)n;
+	q->n = q->nheap + (q->front.seq != 0);
 	q->ndead = 0;
 	for (size_t i = n / 4 + 1; i-- > 0;) {
 		struct evq_key k = h[i];
@@ -267,34 +298,52 @@ static void evq_drop_dead(struct evq *q)
 	}
 }
 
+/* Take the earliest key k (the front's, or the heap's top) out. */
+static inline void take_first(struct evq *q, const struct evq_key *k)
+{
+	q->n--;
+	if (k == &q->front)
+		q->front.seq = 0;
+	else
+		remove_top(q);
+}
+
 bool evq_pop_until(struct evq *q, sim_ns until, struct evq_ev *ev)
 {
-	while (q->n && q->heap[0].t <= until) {
-		struct evq_key k = q->heap[0];
-		struct evq_slot *s = &q->slots[k.slot];
-		struct evq_timer *tm = s->timer;
+	for (;;) {
+		const struct evq_key *first = q->front.seq ? &q->front : q->nheap ? &q->heap[0] : NULL;
+		struct evq_key k;
+		struct evq_slot *s;
+		struct evq_timer *tm;
 
+		if (!first || first->t > until)
+			return false;
+		k = *first;
+		s = &q->slots[k.slot];
+		tm = s->timer;
 		if (tm) {
 			if (tm->qseq != k.seq) { /* re-armed earlier since */
 				q->ndead--;
 				q->skipped++;
 				slot_put(q, k.slot);
-				remove_top(q);
+				take_first(q, first);
 				continue;
 			}
 			if (tm->seq == 0) { /* cancelled */
 				tm->qseq = 0;
 				q->skipped++;
 				slot_put(q, k.slot);
-				remove_top(q);
+				take_first(q, first);
 				continue;
 			}
 			if (tm->seq != k.seq) { /* re-armed later: move on to it */
+				take_first(q, first);
 				k.t = tm->t;
 				k.seq = tm->seq;
 				tm->qseq = k.seq;
 				tm->qt = k.t;
-				fill_root(q->heap, q->n, k);
+				evq_place(q, k);
+				q->n++;
 				q->requeued++;
 				continue;
 			}
@@ -304,8 +353,7 @@ bool evq_pop_until(struct evq *q, sim_ns until, struct evq_ev *ev)
 		*ev = (struct evq_ev){.t = k.t, .seq = k.seq, .fn = s->fn, .obj = s->obj,
 				      .arg = s->arg, .timer = tm};
 		slot_put(q, k.slot);
-		remove_top(q);
+		take_first(q, first);
 		return true;
 	}
-	return false;
 }

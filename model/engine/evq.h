@@ -21,9 +21,16 @@
  * ever needed.
  *
  * Storage (see evq.c for why): heap[] holds only the keys (t, seq, slot) of
- * the n pending events; the rest of each event lives in slots[slot], which
+ * the pending events; the rest of each event lives in slots[slot], which
  * stays put while the event is pending.  Both arrays have cap entries.
- * Callers read n, pushed, skipped and requeued; the rest is the queue's own.
+ * A key earlier than all others when it is pushed goes to front instead,
+ * beside the heap: the next step of a CPU is nearly always due before
+ * anything else queued, and then its push and pop touch no heap at all.
+ * front stays earlier than every key in the heap, so the order is the
+ * heap's order exactly (front_off keeps everything in the heap: the tests
+ * compare the two).
+ * Callers read n, pushed, skipped, requeued and fronted and may set
+ * front_off before the first push; the rest is the queue's own.
  *
  * Invariant: evq_pop() never returns an event earlier than the previous one
  * (checked by sim_step, engine/sim.c, which owns the clock).
@@ -70,15 +77,18 @@ struct evq_slot {
 };
 
 struct evq {
-	struct evq_key *heap;   /* 4-ary min-heap of n keys */
+	struct evq_key front;   /* earlier than every key in heap; seq 0: none */
+	struct evq_key *heap;   /* 4-ary min-heap of nheap keys */
 	struct evq_slot *slots; /* event bodies, cap entries */
-	uint32_t n, cap;
+	uint32_t n, nheap, cap; /* n: entries, front included */
+	bool front_off;         /* keep every key in the heap (tests compare) */
 	uint32_t free_slot;     /* head of the free-slot list */
 	uint64_t next_seq;      /* starts at 1; 0 means "not armed" */
 	uint32_t ndead;         /* entries of timers re-armed earlier (see above) */
 	uint64_t pushed;        /* statistics: keys inserted, */
 	uint64_t skipped;       /*   entries dropped unfired (dead or cancelled), */
-	uint64_t requeued;      /*   timer entries moved to a later re-arm */
+	uint64_t requeued;      /*   timer entries moved to a later re-arm, */
+	uint64_t fronted;       /*   keys that went to front */
 };
 
 void evq_init(struct evq *q);
@@ -99,6 +109,9 @@ static inline bool evq_pop(struct evq *q, struct evq_ev *ev) { return evq_pop_un
 
 /* Time of the earliest entry, or INT64_MAX when empty: a lower bound on the
  * next event's time (the entry may be dead, cancelled or moved later). */
-static inline sim_ns evq_peek_time(const struct evq *q) { return q->n ? q->heap[0].t : INT64_MAX; }
+static inline sim_ns evq_peek_time(const struct evq *q)
+{
+	return q->front.seq ? q->front.t : q->nheap ? q->heap[0].t : INT64_MAX;
+}
 
 #endif

@@ -137,6 +137,11 @@ struct sim {
 	void (*proto_rcv)(struct sim *sim, struct cpu *c, struct skb *skb);
 	void *dev_state;
 
+	/* called with each event sim_step runs, before it runs; NULL: none
+	 * (the tests compare runs event by event) */
+	void (*trace)(void *ctx, const struct evq_ev *ev);
+	void *trace_ctx;
+
 	struct counters cnt;
 	bool stop;                   /* the run is over (duration or steady) */
 	struct tcpsim_err *err;      /* where sim_fail reports; owned by the caller */
