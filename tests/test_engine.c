@@ -8,12 +8,17 @@
  * time, seq, handler and argument (sim.trace hands each over), for NIC and
  * loopback runs with timers, cost jitter and several instances.  The slot
  * must also have been used, or the comparison proves nothing.
+ *
+ * Also: sim_ns_round, the inline llround the CPU and NIC round charged
+ * time with, against llround itself.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <math.h>
 
 #include <cmocka.h>
 
@@ -98,9 +103,45 @@ static void test_loopback_same_trace(void **state)
 	same_trace(&sc, 300000);
 }
 
+/* Halves, the doubles next to them, large and negative values, and a
+ * sweep of the costs a step sums to (cycles times ns per cycle). */
+static void test_round_is_llround(void **state)
+{
+	static const double edge[] = {0.0, -0.0, 0.5, -0.5, 1.5, 2.5, -2.5, 0.49999999999999994,
+				      -0.49999999999999994, 4503599627370495.5, 4503599627370497.0,
+				      9007199254740993.0, 1e18, -1e18, 1234.5, 0.1, 1e-300};
+	uint64_t s = 88172645463325252ULL;
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		double x = edge[i];
+		for (int k = -2; k <= 2; k++) {
+			double y = x;
+			for (int j = 0; j < (k < 0 ? -k : k); j++)
+				y = nextafter(y, k < 0 ? -INFINITY : INFINITY);
+			if (sim_ns_round(y) != llround(y))
+				fail_msg("sim_ns_round(%.17g) = %lld, llround %lld", y,
+					 (long long)sim_ns_round(y), llround(y));
+		}
+	}
+	for (int i = 0; i < 1000000; i++) {
+		double x;
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		x = (double)(s >> 11) / 9007199254740992.0 * 2e6 * ((s & 1) ? 1 : -1);
+		if (i % 3 == 0)
+			x = floor(x) + 0.5;
+		if (sim_ns_round(x) != llround(x))
+			fail_msg("sim_ns_round(%.17g) = %lld, llround %lld", x,
+				 (long long)sim_ns_round(x), llround(x));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_is_llround),
 		cmocka_unit_test(test_nic_same_trace),
 		cmocka_unit_test(test_loopback_same_trace),
 	};

@@ -14,7 +14,6 @@
  */
 #include "cpu.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 #include "rng.h"
@@ -78,7 +77,7 @@ static void chunk_start(struct sim *sim, struct cpu *c, int ctx, sim_ns ns)
 /* Turn the step's charged time into a chunk; false if it cost nothing. */
 static bool step_finish(struct sim *sim, struct cpu *c)
 {
-	sim_ns ns = (sim_ns)llround(c->step_ns);
+	sim_ns ns = sim_ns_round(c->step_ns);
 
 	if (c->step_ns > 0 && ns == 0)
 		ns = 1;
