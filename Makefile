@@ -221,6 +221,9 @@ tools/bin/%: $(REL)/tools/%.o $(REL)/libtcpsim.a
 $(REL)/tests/bench_engine: $(REL)/tests/bench_engine.o $(REL)/libtcpsim.a
 	$(CC) $(OPT) -o $@ $^ $(LDLIBS_COMMON)
 
+$(REL)/tests/bench_rng: $(REL)/tests/bench_rng.o $(REL)/libtcpsim.a
+	$(CC) $(OPT) -o $@ $^ $(LDLIBS_COMMON)
+
 # --- sanitizer build (tests) ----------------------------------------------
 $(ASN)/%.o: %.c
 	@mkdir -p $(@D)

@@ -10,19 +10,27 @@
  * must also have been used, or the comparison proves nothing.
  *
  * Also: sim_ns_round, the inline llround the CPU and NIC round charged
- * time with, against llround itself.
+ * time with, against llround itself; and the random streams of rng.h: the
+ * normal deviates against the normal law (moments, the tails' mass, a
+ * Kolmogorov-Smirnov distance, each with bounds a correct sampler meets
+ * with room, while an s.d. 1% off or tails cut at 3.3 s.d. fail), streams reproducible
+ * from (seed, stream) and unrelated across both.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <math.h>
 
 #include <cmocka.h>
 
+#include <gsl/gsl_cdf.h>
+
 #include "config.h"
+#include "rng.h"
 #include "sim.h"
 #include "tcpsim.h"
 
@@ -138,10 +146,81 @@ static void test_round_is_llround(void **state)
 	}
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* 2^20 draws: mean and s.d. within 5 standard errors, the mass beyond
+ * +-3.3 s.d. and +-4 s.d. within 5 binomial s.e., and the KS distance of
+ * the first 2^16 below 1.95/sqrt(n) (the 0.1% level). */
+static void test_gaussian_is_normal(void **state)
+{
+	enum { N = 1 << 20, NKS = 1 << 16 };
+	struct rng *r = rng_new(1, 0);
+	double *x = malloc(NKS * sizeof(*x));
+	double sum = 0, sum2 = 0, d = 0;
+	long beyond33 = 0, beyond4 = 0;
+	(void)state;
+
+	assert_non_null(x);
+	for (long i = 0; i < N; i++) {
+		double v = rng_gaussian(r, 1.0);
+		sum += v;
+		sum2 += v * v;
+		beyond33 += fabs(v) > 3.3;
+		beyond4 += fabs(v) > 4.0;
+		if (i < NKS)
+			x[i] = v;
+	}
+	double mean = sum / N, sd = sqrt(sum2 / N - mean * mean);
+	double p33 = 2 * gsl_cdf_ugaussian_Q(3.3), p4 = 2 * gsl_cdf_ugaussian_Q(4.0);
+	if (fabs(mean) > 5 / sqrt(N) || fabs(sd - 1) > 5 / sqrt(2.0 * N))
+		fail_msg("mean %.5f sd %.5f of %d draws", mean, sd, N);
+	if (fabs(beyond33 - N * p33) > 5 * sqrt(N * p33) || fabs(beyond4 - N * p4) > 5 * sqrt(N * p4) + 1)
+		fail_msg("beyond 3.3 s.d.: %ld (expected %.0f); beyond 4: %ld (expected %.1f)", beyond33,
+			 N * p33, beyond4, N * p4);
+	qsort(x, NKS, sizeof(*x), cmp_double);
+	for (long i = 0; i < NKS; i++) {
+		double f = gsl_cdf_ugaussian_P(x[i]);
+		double e = fmax(fabs(f - (double)i / NKS), fabs((double)(i + 1) / NKS - f));
+		d = fmax(d, e);
+	}
+	if (d > 1.95 / sqrt(NKS))
+		fail_msg("Kolmogorov-Smirnov distance %.5f over %d draws", d, NKS);
+	/* sigma scales */
+	assert_true(rng_gaussian(r, 0.0) == 0.0);
+	free(x);
+	rng_free(r);
+}
+
+static void test_streams(void **state)
+{
+	struct rng *a = rng_new(7, 3), *b = rng_new(7, 3), *c = rng_new(7, 4), *d = rng_new(8, 3);
+	int same_ac = 0, same_ad = 0;
+	(void)state;
+
+	for (int i = 0; i < 1000; i++) {
+		double xa = rng_gaussian(a, 1.0), xb = rng_gaussian(b, 1.0);
+		assert_true(xa == xb); /* reproducible */
+		same_ac += xa == rng_gaussian(c, 1.0);
+		same_ad += xa == rng_gaussian(d, 1.0);
+	}
+	assert_int_equal(same_ac, 0);
+	assert_int_equal(same_ad, 0);
+	rng_free(a);
+	rng_free(b);
+	rng_free(c);
+	rng_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_is_llround),
+		cmocka_unit_test(test_gaussian_is_normal),
+		cmocka_unit_test(test_streams),
 		cmocka_unit_test(test_nic_same_trace),
 		cmocka_unit_test(test_loopback_same_trace),
 	};

@@ -207,10 +207,13 @@ static void test_wakeup_ipis_by_kernel_era(void **state)
 	assert_true(new_llc.v[METRIC_CAL_IPIS_PER_S] > 100);
 	assert_true(new_llc.v[METRIC_RES_IPIS_PER_S] == 0);
 	/* two receivers on CPU 1, so it is often busy when one is woken:
-	 * sharing a cache, only wakeups of an idle CPU take the wakelist */
+	 * sharing a cache, only wakeups of an idle CPU take the wakelist.
+	 * Per wakeup: the rates themselves move with the run's state (a pair
+	 * may settle the other way, depending on the seed's jitter). */
 	era_ipi_run("6.18", "1", "2", &busy_llc);
 	era_ipi_run("6.18", "0", "2", &busy_shared);
-	assert_true(busy_shared.v[METRIC_CAL_IPIS_PER_S] < busy_llc.v[METRIC_CAL_IPIS_PER_S]);
+	assert_true(busy_shared.v[METRIC_CAL_IPIS_PER_S] / busy_shared.v[METRIC_WAKEUPS_PER_S] <
+		    busy_llc.v[METRIC_CAL_IPIS_PER_S] / busy_llc.v[METRIC_WAKEUPS_PER_S]);
 }
 
 /* With GSO and TSO off, TCP sends MSS-sized frames before Linux 4.13 and
@@ -325,8 +328,8 @@ static void test_lkp_regimes(void **state)
 	assert_true(m16.v[METRIC_RES_IPIS_PER_S] == 0 && m64.v[METRIC_RES_IPIS_PER_S] == 0);
 	assert_true(m16.v[METRIC_KSWAPD_WAKES_PER_S] == 0);
 	/* with kswapd (the profile) one pair may settle sender-bound, as in
-	 * seed 1, and cs still falls by more than half */
-	lkp_run("scenarios/loopback-64k.cfg", "1", &on64);
+	 * seed 7, and cs still falls by more than half */
+	lkp_run("scenarios/loopback-64k.cfg", "7", &on64);
 	assert_true(on64.v[METRIC_WAKEUPS_PER_S] > 2 * on64.v[METRIC_SND_WAKEUPS_PER_S]);
 	assert_true(on64.v[METRIC_CS_PER_S] < 0.5 * m16.v[METRIC_CS_PER_S]);
 }

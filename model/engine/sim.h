@@ -12,7 +12,7 @@
  *
  * Where the entities live (each file says what of the kernel it imitates;
  * docs/architecture.md draws the layers):
- *   engine/   this struct, the event queue (evq), the random stream (rng),
+ *   engine/   this struct, the event queue (evq), the random streams (rng),
  *             sim_at / sim_fail / sim_step (sim.c)
  *   kernel/   cpu.c: contexts (hardirq > softirq > process), chunks of work,
  *             accounting, the vectors the layers above register;
@@ -117,7 +117,6 @@ struct sim {
 	sim_ns now;
 	struct evq evq;
 	uint64_t events;
-	struct rng *rng;             /* the random stream (rng.h) */
 
 	struct host hosts[2];
 	int nhosts;

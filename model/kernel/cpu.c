@@ -22,8 +22,8 @@
 
 void cpu_init(struct sim *sim, struct host *h, struct cpu *c, int id, int ntasks_max, int nconns_max)
 {
-	(void)sim;
 	c->host = h;
+	c->rng = rng_new(sim->sc->seed, (uint64_t)h->id << 16 | (uint64_t)id);
 	c->id = id;
 	c->running = -1;
 	c->rq = xcalloc((size_t)ntasks_max + 1, sizeof(*c->rq));
@@ -35,6 +35,7 @@ void cpu_init(struct sim *sim, struct host *h, struct cpu *c, int id, int ntasks
 
 void cpu_release(struct cpu *c)
 {
+	rng_free(c->rng);
 	free(c->rq);
 	free(c->timers);
 	free(c->paced);
@@ -49,7 +50,7 @@ void cpu_charge(struct sim *sim, struct cpu *c, enum cost_id cost, double cycles
 		return;
 	ns = cycles * c->host->ns_per_cycle;
 	if (jitter > 0) {
-		double f = 1.0 + jitter * rng_gaussian(sim->rng, 1.0);
+		double f = 1.0 + jitter * rng_gaussian(c->rng, 1.0);
 		ns *= f < 0.05 ? 0.05 : f;
 	}
 	c->step_ns += ns;
