@@ -240,6 +240,9 @@ $(REL)/bench/ns3-bulk: bench/ns3-bulk.cc
 	@pkg-config --exists $(NS3_PKGS) || { echo "bench: no ns-3 here (pkg-config $(NS3_PKGS))" >&2; exit 1; }
 	$(CXX) -O2 -Wall -Werror -o $@ $< $$(pkg-config --cflags --libs $(NS3_PKGS))
 
+$(REL)/tests/bench_rng: $(REL)/tests/bench_rng.o $(REL)/libtcpsim.a
+	$(CC) $(OPT) -o $@ $^ $(LDLIBS_COMMON)
+
 # --- sanitizer build (tests) ----------------------------------------------
 $(ASN)/%.o: %.c
 	@mkdir -p $(@D)

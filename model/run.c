@@ -33,7 +33,6 @@
 
 #include "app.h"
 #include "cpu.h"
-#include "rng.h"
 #include "netdev.h"
 #include "netdev_nic.h"
 #include "sched.h"
@@ -228,7 +227,6 @@ void sim_release(struct sim *sim)
 	free(sim->apps);
 	free(sim->conns);
 	evq_release(&sim->evq);
-	rng_free(sim->rng);
 }
 
 static void task_setup(struct sim *sim, struct task *t, int id, const char *role, int inst, struct host *h,
@@ -543,7 +541,6 @@ int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 		return err_set(err, TCPSIM_EUSAGE, "[link] type: '%s' path is not modelled in this version",
 			       sc->link_type == LINK_NIC ? "nic" : "?");
 	evq_init(&sim->evq);
-	sim->rng = rng_new(sc->seed);
 
 	sim->nhosts = sc->link_type == LINK_NIC ? 2 : 1;
 	sim->nconns = sc->instances;

@@ -68,10 +68,13 @@ void evq_init(struct evq *q)
 {
 	q->heap = NULL;
 	q->slots = NULL;
-	q->n = q->cap = 0;
+	q->n = q->nheap = q->cap = 0;
+	q->front = (struct evq_key){0};
+	q->front_off = false;
 	evq_grow(q, EVQ_CAP0);
 	q->next_seq = 1;
-	q->pushed = q->skipped = 0;
+	q->ndead = 0;
+	q->pushed = q->skipped = q->requeued = q->fronted = 0;
 }
 
 void evq_release(struct evq *q)
@@ -80,7 +83,8 @@ void evq_release(struct evq *q)
 	free(q->slots);
 	q->heap = NULL;
 	q->slots = NULL;
-	q->n = q->cap = 0;
+	q->n = q->nheap = q->cap = 0;
+	q->front.seq = 0;
 }
 
 /* Put key k at position i or above, moving larger parents down. */
@@ -98,29 +102,82 @@ static inline void sift_up(struct evq_key *h, size_t i, struct evq_key k)
 	h[i] = k;
 }
 
-static inline uint64_t evq_insert(struct evq *q, sim_ns t, evq_fn fn, void *obj, uint64_t arg,
-				  struct evq_timer *tm)
+static inline uint32_t slot_take(struct evq *q)
 {
-	struct evq_key k = {.t = t, .seq = q->next_seq++};
+	uint32_t slot = q->free_slot;
+	q->free_slot = (uint32_t)q->slots[slot].arg;
+	return slot;
+}
+
+static inline void slot_put(struct evq *q, uint32_t slot)
+{
+	q->slots[slot].arg = q->free_slot;
+	q->free_slot = slot;
+}
+
+/* Key k enters the queue: into the front when it is earlier than every
+ * pending key (the old front, if any, goes into the heap), else the heap. */
+static inline void evq_place(struct evq *q, struct evq_key k)
+{
+	if (!q->front_off) {
+		if (q->front.seq == 0) {
+			if (q->nheap == 0 || key_of(&k) < key_of(&q->heap[0])) {
+				q->front = k;
+				q->fronted++;
+				return;
+			}
+		} else if (key_of(&k) < key_of(&q->front)) {
+			struct evq_key old = q->front;
+			q->front = k;
+			q->fronted++;
+			k = old;
+		}
+	}
+	sift_up(q->heap, q->nheap++, k);
+}
+
+static inline uint32_t evq_insert(struct evq *q, sim_ns t, uint64_t seq, evq_fn fn, void *obj,
+				  uint64_t arg, struct evq_timer *tm)
+{
+	struct evq_key k = {.t = t, .seq = seq};
 
 	if (q->n == q->cap)
 		evq_grow(q, q->cap <= UINT32_MAX / 2 ? 2 * q->cap : UINT32_MAX);
-	k.slot = q->free_slot;
-	q->free_slot = (uint32_t)q->slots[k.slot].arg;
+	k.slot = slot_take(q);
 	q->slots[k.slot] = (struct evq_slot){.fn = fn, .obj = obj, .arg = arg, .timer = tm};
-	sift_up(q->heap, q->n++, k);
+	evq_place(q, k);
+	q->n++;
 	q->pushed++;
-	return k.seq;
+	return k.slot;
 }
 
 uint64_t evq_push(struct evq *q, sim_ns t, evq_fn fn, void *obj, uint64_t arg)
 {
-	return evq_insert(q, t, fn, obj, arg, NULL);
+	uint64_t seq = q->next_seq++;
+	evq_insert(q, t, seq, fn, obj, arg, NULL);
+	return seq;
 }
+
+static void evq_drop_dead(struct evq *q);
 
 void evq_timer_arm(struct evq *q, struct evq_timer *tm, sim_ns t, evq_fn fn, void *obj, uint64_t arg)
 {
-	tm->seq = evq_insert(q, t, fn, obj, arg, tm);
+	uint64_t seq = q->next_seq++;
+
+	tm->seq = seq;
+	tm->t = t;
+	if (tm->qseq && tm->qt <= t) {
+		/* mod_timer: the queued entry comes up first and moves on */
+		q->slots[tm->qslot] = (struct evq_slot){.fn = fn, .obj = obj, .arg = arg, .timer = tm};
+		return;
+	}
+	bool had_entry = tm->qseq != 0; /* queued later than t: it dies */
+
+	tm->qslot = evq_insert(q, t, seq, fn, obj, arg, tm);
+	tm->qseq = seq;
+	tm->qt = t;
+	if (had_entry && ++q->ndead > q->n / 2 && q->n >= 64)
+		evq_drop_dead(q);
 }
 
 /*
@@ -156,14 +213,12 @@ static inline size_t min_of_4(struct evq_key *h, size_t c)
 	return k2 < k0 ? b : a;
 }
 
-/* Drop heap[0]: walk the hole down to a leaf, then sift the last key up. */
-static inline void remove_top(struct evq *q)
+/* Fill the hole at heap[0] of the n keys h[0..n) with k: walk the hole down
+ * to a leaf along the smallest children, then sift k up from there. */
+static inline void fill_root(struct evq_key *h, size_t n, struct evq_key k)
 {
-	struct evq_key *h = q->heap;
-	size_t n = --q->n, end = n * KEY, i = 0, c; /* byte offsets */
+	size_t end = n * KEY, i = 0, c; /* byte offsets */
 
-	if (n == 0)
-		return;
 	for (c = KEY; c + 4 * KEY <= end; c = 4 * i + KEY) {
 		size_t m = min_of_4(h, c);
 		*key_at(h, i) = *key_at(h, m);
@@ -171,38 +226,134 @@ static inline void remove_top(struct evq *q)
 	}
 	if (c < end) { /* the one node with fewer than four children */
 		size_t m = c;
-		for (size_t k = c + KEY; k < end; k += KEY)
-			if (key_of(key_at(h, k)) < key_of(key_at(h, m)))
-				m = k;
+		for (size_t k2 = c + KEY; k2 < end; k2 += KEY)
+			if (key_of(key_at(h, k2)) < key_of(key_at(h, m)))
+				m = k2;
 		*key_at(h, i) = *key_at(h, m);
 		i = m;
 	}
-	sift_up(h, i / KEY, h[n]);
+	sift_up(h, i / KEY, k);
+}
+
+/* Drop heap[0]. */
+static inline void remove_top(struct evq *q)
+{
+	size_t n = --q->nheap;
+
+	if (n == 0)
+		return;
+	fill_root(q->heap, n, q->heap[n]);
 	/* The next pop reads the new top's slot, which for a large queue was
 	 * written long ago: fetch it while the handler runs (3-5% at N=100000
 	 * in tests/bench_engine.c, no change at N=1000). */
-	__builtin_prefetch(&q->slots[h[0].slot]);
+	__builtin_prefetch(&q->slots[q->heap[0].slot]);
 }
 
-bool evq_pop(struct evq *q, struct evq_ev *ev)
+/* A queued entry whose timer has since queued a newer one. */
+static inline bool key_dead(const struct evq *q, const struct evq_key *k)
 {
-	while (q->n) {
-		struct evq_key k = q->heap[0];
-		struct evq_slot *s = &q->slots[k.slot];
+	const struct evq_timer *tm = q->slots[k->slot].timer;
+	return tm && tm->qseq != k->seq;
+}
 
-		*ev = (struct evq_ev){.t = k.t, .seq = k.seq, .fn = s->fn, .obj = s->obj,
-				      .arg = s->arg, .timer = s->timer};
-		s->arg = q->free_slot;
-		q->free_slot = k.slot;
+/* Drop every dead entry and rebuild the heap (Floyd's bottom-up build,
+ * O(n)); the order of what is left is that of its keys, unchanged. */
+static void evq_drop_dead(struct evq *q)
+{
+	struct evq_key *h = q->heap;
+	size_t n = 0;
+
+	if (q->front.seq && key_dead(q, &q->front)) {
+		slot_put(q, q->front.slot);
+		q->skipped++;
+		q->front.seq = 0;
+	}
+	for (size_t i = 0; i < q->nheap; i++) {
+		if (key_dead(q, &h[i])) {
+			slot_put(q, h[i].slot);
+			q->skipped++;
+		} else {
+			h[n++] = h[i];
+		}
+	}
+	q->nheap = (uint32_t)n;
+	q->n = q->nheap + (q->front.seq != 0);
+	q->ndead = 0;
+	for (size_t i = n / 4 + 1; i-- > 0;) {
+		struct evq_key k = h[i];
+		size_t j = i;
+		for (;;) {
+			size_t m = 4 * j + 1;
+			if (m >= n)
+				break;
+			for (size_t c = m + 1; c < m + 4 && c < n; c++)
+				if (key_of(&h[c]) < key_of(&h[m]))
+					m = c;
+			if (!(key_of(&h[m]) < key_of(&k)))
+				break;
+			h[j] = h[m];
+			j = m;
+		}
+		h[j] = k;
+	}
+}
+
+/* Take the earliest key k (the front's, or the heap's top) out. */
+static inline void take_first(struct evq *q, const struct evq_key *k)
+{
+	q->n--;
+	if (k == &q->front)
+		q->front.seq = 0;
+	else
 		remove_top(q);
-		if (ev->timer) {
-			if (ev->timer->seq != ev->seq) {
+}
+
+bool evq_pop_until(struct evq *q, sim_ns until, struct evq_ev *ev)
+{
+	for (;;) {
+		const struct evq_key *first = q->front.seq ? &q->front : q->nheap ? &q->heap[0] : NULL;
+		struct evq_key k;
+		struct evq_slot *s;
+		struct evq_timer *tm;
+
+		if (!first || first->t > until)
+			return false;
+		k = *first;
+		s = &q->slots[k.slot];
+		tm = s->timer;
+		if (tm) {
+			if (tm->qseq != k.seq) { /* re-armed earlier since */
+				q->ndead--;
 				q->skipped++;
+				slot_put(q, k.slot);
+				take_first(q, first);
 				continue;
 			}
-			ev->timer->seq = 0; /* fired: no longer armed */
+			if (tm->seq == 0) { /* cancelled */
+				tm->qseq = 0;
+				q->skipped++;
+				slot_put(q, k.slot);
+				take_first(q, first);
+				continue;
+			}
+			if (tm->seq != k.seq) { /* re-armed later: move on to it */
+				take_first(q, first);
+				k.t = tm->t;
+				k.seq = tm->seq;
+				tm->qseq = k.seq;
+				tm->qt = k.t;
+				evq_place(q, k);
+				q->n++;
+				q->requeued++;
+				continue;
+			}
+			tm->seq = 0; /* fired: no longer armed */
+			tm->qseq = 0;
 		}
+		*ev = (struct evq_ev){.t = k.t, .seq = k.seq, .fn = s->fn, .obj = s->obj,
+				      .arg = s->arg, .timer = tm};
+		slot_put(q, k.slot);
+		take_first(q, first);
 		return true;
 	}
-	return false;
 }

@@ -6,15 +6,31 @@
  * pointer, never random).  The queue owns copies of its events; callers own
  * the objects the events point to.
  *
- * Cancellation marks, it does not search: an event armed through a
- * struct evq_timer is dead once the timer is re-armed or cancelled (the
- * timer's seq no longer matches the event's) and evq_pop() skips it.  So
- * cancel and re-arm are O(1) and no timer scan is ever needed.
+ * Timers keep at most one queued entry, as the kernel's mod_timer() does
+ * (kernel/time/timer.c): re-arming a struct evq_timer to a time no earlier
+ * than its queued entry only rewrites the timer (its new seq, time and
+ * payload) and leaves the entry where it is; when the entry reaches the top
+ * before the timer is due, evq_pop() moves it to the timer's (time, seq) and
+ * goes on.  A cancel only clears the timer's seq.  Each arm still takes a
+ * fresh seq, so events come out in exactly the order a cancel plus a new
+ * push would give.  Re-arming earlier than the queued entry pushes a new
+ * entry and the old one is dead; dead entries are skipped on pop and
+ * dropped all at once when they are half the heap, so the heap stays
+ * within twice the live events plus one entry per timer.  Cancel and re-arm
+ * are O(1) (amortized O(log n) for an earlier re-arm); no timer scan is
+ * ever needed.
  *
  * Storage (see evq.c for why): heap[] holds only the keys (t, seq, slot) of
- * the n pending events; the rest of each event lives in slots[slot], which
+ * the pending events; the rest of each event lives in slots[slot], which
  * stays put while the event is pending.  Both arrays have cap entries.
- * Callers read n, pushed and skipped; the rest is the queue's own.
+ * A key earlier than all others when it is pushed goes to front instead,
+ * beside the heap: the next step of a CPU is nearly always due before
+ * anything else queued, and then its push and pop touch no heap at all.
+ * front stays earlier than every key in the heap, so the order is the
+ * heap's order exactly (front_off keeps everything in the heap: the tests
+ * compare the two).
+ * Callers read n, pushed, skipped, requeued and fronted and may set
+ * front_off before the first push; the rest is the queue's own.
  *
  * Invariant: evq_pop() never returns an event earlier than the previous one
  * (checked by sim_step, engine/sim.c, which owns the clock).
@@ -31,7 +47,11 @@ struct sim;
 typedef void (*evq_fn)(struct sim *sim, void *obj, uint64_t arg);
 
 struct evq_timer {
-	uint64_t seq; /* seq of the live event, 0 when not armed */
+	uint64_t seq;   /* seq the timer fires with, 0 when not armed */
+	sim_ns t;       /* when it fires, while armed */
+	uint64_t qseq;  /* seq of its queued entry's key, 0 when none is queued */
+	sim_ns qt;      /* that key's time */
+	uint32_t qslot; /* that entry's slot */
 };
 
 struct evq_ev {
@@ -57,13 +77,18 @@ struct evq_slot {
 };
 
 struct evq {
-	struct evq_key *heap;   /* 4-ary min-heap of n keys */
+	struct evq_key front;   /* earlier than every key in heap; seq 0: none */
+	struct evq_key *heap;   /* 4-ary min-heap of nheap keys */
 	struct evq_slot *slots; /* event bodies, cap entries */
-	uint32_t n, cap;
+	uint32_t n, nheap, cap; /* n: entries, front included */
+	bool front_off;         /* keep every key in the heap (tests compare) */
 	uint32_t free_slot;     /* head of the free-slot list */
 	uint64_t next_seq;      /* starts at 1; 0 means "not armed" */
-	uint64_t pushed;        /* statistics */
-	uint64_t skipped;
+	uint32_t ndead;         /* entries of timers re-armed earlier (see above) */
+	uint64_t pushed;        /* statistics: keys inserted, */
+	uint64_t skipped;       /*   entries dropped unfired (dead or cancelled), */
+	uint64_t requeued;      /*   timer entries moved to a later re-arm, */
+	uint64_t fronted;       /*   keys that went to front */
 };
 
 void evq_init(struct evq *q);
@@ -77,10 +102,16 @@ void evq_timer_arm(struct evq *q, struct evq_timer *tm, sim_ns t, evq_fn fn, voi
 static inline void evq_timer_cancel(struct evq_timer *tm) { tm->seq = 0; }
 static inline bool evq_timer_armed(const struct evq_timer *tm) { return tm->seq != 0; }
 
-/* Remove the earliest live event into *ev; false when the queue is empty. */
-bool evq_pop(struct evq *q, struct evq_ev *ev);
+/* Remove the earliest live event into *ev if it is due by `until`; false
+ * when there is none (the queue is empty or its next event is later). */
+bool evq_pop_until(struct evq *q, sim_ns until, struct evq_ev *ev);
+static inline bool evq_pop(struct evq *q, struct evq_ev *ev) { return evq_pop_until(q, INT64_MAX, ev); }
 
-/* Time of the earliest event (live or dead), or INT64_MAX when empty. */
-static inline sim_ns evq_peek_time(const struct evq *q) { return q->n ? q->heap[0].t : INT64_MAX; }
+/* Time of the earliest entry, or INT64_MAX when empty: a lower bound on the
+ * next event's time (the entry may be dead, cancelled or moved later). */
+static inline sim_ns evq_peek_time(const struct evq *q)
+{
+	return q->front.seq ? q->front.t : q->nheap ? q->heap[0].t : INT64_MAX;
+}
 
 #endif

@@ -39,12 +39,14 @@ bool sim_step(struct sim *sim, sim_ns until)
 {
 	struct evq_ev ev;
 
-	if (evq_peek_time(&sim->evq) > until || !evq_pop(&sim->evq, &ev))
+	if (!evq_pop_until(&sim->evq, until, &ev))
 		return false;
 	INVARIANT(ev.t >= sim->now, "time went backwards: event %llu at %lld < %lld",
 		  (unsigned long long)sim->events, (long long)ev.t, (long long)sim->now);
 	sim->now = ev.t;
 	sim->events++;
+	if (sim->trace)
+		sim->trace(sim->trace_ctx, &ev);
 	ev.fn(sim, ev.obj, ev.arg);
 	return true;
 }

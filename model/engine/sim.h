@@ -12,7 +12,7 @@
  *
  * Where the entities live (each file says what of the kernel it imitates;
  * docs/architecture.md draws the layers):
- *   engine/   this struct, the event queue (evq), the random stream (rng),
+ *   engine/   this struct, the event queue (evq), the random streams (rng),
  *             sim_at / sim_fail / sim_step (sim.c)
  *   kernel/   cpu.c: contexts (hardirq > softirq > process), chunks of work,
  *             accounting, the vectors the layers above register;
@@ -127,7 +127,6 @@ struct sim {
 	sim_ns now;
 	struct evq evq;
 	uint64_t events;
-	struct rng *rng;             /* the random stream (rng.h) */
 
 	struct host hosts[2];
 	int nhosts;
@@ -151,6 +150,11 @@ struct sim {
 	uint32_t (*flow_id)(const struct tcp_conn *tc);
 	struct cpu *(*flow_cpu)(const struct tcp_conn *tc, int host);
 	void *dev_state;
+
+	/* called with each event sim_step runs, before it runs; NULL: none
+	 * (the tests compare runs event by event) */
+	void (*trace)(void *ctx, const struct evq_ev *ev);
+	void *trace_ctx;
 
 	struct counters cnt;
 	bool stop;                   /* the run is over (duration or steady) */

@@ -14,7 +14,6 @@
  */
 #include "cpu.h"
 
-#include <math.h>
 #include <stdlib.h>
 
 #include "rng.h"
@@ -23,8 +22,8 @@
 
 void cpu_init(struct sim *sim, struct host *h, struct cpu *c, int id, int ntasks_max, int nconns_max)
 {
-	(void)sim;
 	c->host = h;
+	c->rng = rng_new(sim->sc->seed, (uint64_t)h->id << 16 | (uint64_t)id);
 	c->id = id;
 	c->running = -1;
 	c->rq = xcalloc((size_t)ntasks_max + 1, sizeof(*c->rq));
@@ -36,6 +35,7 @@ void cpu_init(struct sim *sim, struct host *h, struct cpu *c, int id, int ntasks
 
 void cpu_release(struct cpu *c)
 {
+	rng_free(c->rng);
 	free(c->rq);
 	free(c->timers);
 	free(c->paced);
@@ -50,7 +50,7 @@ void cpu_charge(struct sim *sim, struct cpu *c, enum cost_id cost, double cycles
 		return;
 	ns = cycles * c->host->ns_per_cycle;
 	if (jitter > 0) {
-		double f = 1.0 + jitter * rng_gaussian(sim->rng, 1.0);
+		double f = 1.0 + jitter * rng_gaussian(c->rng, 1.0);
 		ns *= f < 0.05 ? 0.05 : f;
 	}
 	c->step_ns += ns;
@@ -79,7 +79,7 @@ static void chunk_start(struct sim *sim, struct cpu *c, int ctx, sim_ns ns)
 /* Turn the step's charged time into a chunk; false if it cost nothing. */
 static bool step_finish(struct sim *sim, struct cpu *c)
 {
-	sim_ns ns = (sim_ns)llround(c->step_ns);
+	sim_ns ns = sim_ns_round(c->step_ns);
 
 	if (c->step_ns > 0 && ns == 0)
 		ns = 1;

@@ -87,6 +87,9 @@ struct cpu {
 	uint32_t balance_ms[2];      /* sd->balance_interval */
 	uint32_t balance_failed[2];  /* sd->nr_balance_failed */
 
+	/* the jitter of the costs charged here: this CPU's own stream (rng.h) */
+	struct rng *rng;
+
 	/* memory: free skb objects cached on this CPU (see skb.c) */
 	int slab_free;
 

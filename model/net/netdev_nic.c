@@ -377,10 +377,10 @@ static void tx_kick(struct sim *sim, struct nic_port *p)
 	p->busy = true;
 	p->busy_ns += dur;
 	p->on_wire++;
-	sim->cnt.wire_busy_ns[p->host->id] = (uint64_t)llround(p->busy_ns);
+	sim->cnt.wire_busy_ns[p->host->id] = (uint64_t)sim_ns_round(p->busy_ns);
 	if (p->host->id == 0)
 		sim->cnt.wire_frames++;
-	sim_at(sim, (sim_ns)llround(p->free_at_ns), tx_end_ev, pkt, (uint64_t)p->host->id);
+	sim_at(sim, sim_ns_round(p->free_at_ns), tx_end_ev, pkt, (uint64_t)p->host->id);
 }
 
 static void arrive_ev(struct sim *sim, void *obj, uint64_t arg)
