@@ -258,12 +258,6 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 int main(int argc, char **argv)
 {
 	double per_case = argc > 1 ? atof(argv[1]) : 1.5;
