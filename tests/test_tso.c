@@ -254,6 +254,31 @@ static void test_big_tcp_frames_at_mtu_4096(void **state)
 		fail_msg("BIG TCP frames: %.2f segments per frame, want more than 41", m_of(&big, "segs_per_frame"));
 }
 
+/* Autocorking (3.14+): a sendmsg's short tail is held while the socket's
+ * earlier skbs are still in the qdisc or on the ring, and goes with the
+ * next write's data or at the TX completion -- small writes over a NIC
+ * make bigger frames than before it. */
+static void test_autocork_small_writes(void **state)
+{
+	struct scenario sc;
+	struct metrics before, after;
+	(void)state;
+
+	nic_4096(&sc, "3.13", "65536");
+	set(&sc, "link.mtu", "1500");
+	set(&sc, "app.send_size", "2K");
+	set(&sc, "app.recv_size", "64K");
+	run(&sc, &before);
+	nic_4096(&sc, "3.14", "65536");
+	set(&sc, "link.mtu", "1500");
+	set(&sc, "app.send_size", "2K");
+	set(&sc, "app.recv_size", "64K");
+	run(&sc, &after);
+	if (!(m_of(&after, "segs_per_frame") > 1.5 * m_of(&before, "segs_per_frame")))
+		fail_msg("2 KB writes: %.2f segments per frame on 3.13, %.2f on 3.14", m_of(&before, "segs_per_frame"),
+			 m_of(&after, "segs_per_frame"));
+}
+
 /* config_load_with_overrides on a file of `text`: its message, or "" */
 static void load_msg(const char *text, const char *const *ov, int n, char *msg, size_t len, char *path)
 {
@@ -320,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_autosizing_follows_the_pacing_rate),
 		cmocka_unit_test(test_tsq_waits_for_the_tx_completion),
 		cmocka_unit_test(test_big_tcp_frames_at_mtu_4096),
+		cmocka_unit_test(test_autocork_small_writes),
 		cmocka_unit_test(test_big_tcp_refused_before_6_3),
 	};
 	return cmocka_run_group_tests_name("frame size and TSQ by era", tests, NULL, NULL);
