@@ -21,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
+
 #include "config.h"
 #include "cpu.h"
 #include "netdev.h"
@@ -28,13 +30,6 @@
 #include "skb.h"
 #include "tcp.h"
 #include "tcpsim.h"
-
-static void set(struct scenario *sc, const char *key, const char *val)
-{
-	struct tcpsim_err err = {0};
-	if (config_set(sc, key, val, "test", &err))
-		fail_msg("config_set %s=%s: %s", key, val, err.msg);
-}
 
 static void fake_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
 {
@@ -249,21 +244,6 @@ static void test_dctcp_reduces_once_per_window(void **state)
 }
 
 /* ---- whole runs over a NIC ---- */
-
-static void run(const struct scenario *sc, struct metrics *m)
-{
-	struct tcpsim_err err = {0};
-	if (config_validate(sc, &err) || tcpsim_run(sc, m, &err))
-		fail_msg("tcpsim_run: %s", err.msg);
-}
-
-static double m_of(const struct metrics *m, const char *name)
-{
-	int id = metric_find(name);
-	if (id < 0)
-		fail_msg("no metric '%s'", name);
-	return m->v[id];
-}
 
 /* 10 Gbit/s, 50 us each way, MTU 1500, a 6.18 host pair */
 static void nic10(struct scenario *sc, const char *cc, const char *ecn_k)

@@ -27,19 +27,14 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
+
 #include <gsl/gsl_cdf.h>
 
 #include "config.h"
 #include "rng.h"
 #include "sim.h"
 #include "tcpsim.h"
-
-static void set(struct scenario *sc, const char *key, const char *val)
-{
-	struct tcpsim_err err = {0};
-	if (config_set(sc, key, val, "test", &err))
-		fail_msg("config_set %s=%s: %s", key, val, err.msg);
-}
 
 static void record(void *ctx, const struct evq_ev *ev)
 {

@@ -26,27 +26,13 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
+
 #include "expect.h"
 
 #include "config.h"
 #include "cost.h"
 #include "tcpsim.h"
-
-static void set(struct scenario *sc, const char *key, const char *val)
-{
-	struct tcpsim_err err = {0};
-	int rc = config_set(sc, key, val, "test", &err);
-	if (rc)
-		fail_msg("config_set %s=%s: %s", key, val, err.msg);
-}
-
-static void run(const struct scenario *sc, struct metrics *m)
-{
-	struct tcpsim_err err = {0};
-	int rc = tcpsim_run(sc, m, &err);
-	if (rc)
-		fail_msg("tcpsim_run: %s", err.msg);
-}
 
 /* A 2-CPU host of `kernel`, one TCP_STREAM pinned apart, MTU 1500, 16 KB
  * writes and reads; costs of the same order as the live profile. */
@@ -69,14 +55,6 @@ static void base(struct scenario *sc, const char *kernel)
 	set(sc, "app.recv_cpu", "1");
 	set(sc, "tcp.wmem_max", "4M");
 	set(sc, "tcp.rmem_max", "6M");
-}
-
-static double m_of(const struct metrics *m, const char *name)
-{
-	int id = metric_find(name);
-	if (id < 0)
-		fail_msg("no metric '%s'", name);
-	return m->v[id];
 }
 
 /* Share of the sender's CPU's time spent on the TCP receive work. */

@@ -20,19 +20,13 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
+
 #include "expect.h"
 
 #include "config.h"
 #include "cost.h"
 #include "tcpsim.h"
-
-static void set(struct scenario *sc, const char *key, const char *val)
-{
-	struct tcpsim_err err = {0};
-	int rc = config_set(sc, key, val, "test", &err);
-	if (rc)
-		fail_msg("config_set %s=%s: %s", key, val, err.msg);
-}
 
 /* Every [cost] key to 0: the oracles then add back only what they price. */
 static void zero_costs(struct scenario *sc)
@@ -42,14 +36,6 @@ static void zero_costs(struct scenario *sc)
 		snprintf(key, sizeof(key), "cost.%s", cost_table[k].key);
 		set(sc, key, "0");
 	}
-}
-
-static void run(const struct scenario *sc, struct metrics *m)
-{
-	struct tcpsim_err err = {0};
-	int rc = tcpsim_run(sc, m, &err);
-	if (rc)
-		fail_msg("tcpsim_run: %s", err.msg);
 }
 
 /* One 2 GHz CPU whose only cost is a copy of 1.5 cycles per byte on each

@@ -27,6 +27,8 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
+
 #include "expect.h"
 
 #include "config.h"
@@ -36,20 +38,6 @@
 #include "tcp.h"
 #include "tcpsim.h"
 #include "util.h"
-
-static void set(struct scenario *sc, const char *key, const char *val)
-{
-	struct tcpsim_err err = {0};
-	if (config_set(sc, key, val, "test", &err))
-		fail_msg("config_set %s=%s: %s", key, val, err.msg);
-}
-
-static void run(const struct scenario *sc, struct metrics *m)
-{
-	struct tcpsim_err err = {0};
-	if (config_validate(sc, &err) || tcpsim_run(sc, m, &err))
-		fail_msg("tcpsim_run: %s", err.msg);
-}
 
 /* Two 2-CPU hosts (rhost follows host), bulk TCP_STREAM, receiver on CPU 1. */
 static void nic_base(struct scenario *sc, const char *ghz)

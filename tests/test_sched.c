@@ -23,18 +23,13 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
+
 #include "config.h"
 #include "cpu.h"
 #include "sched.h"
 #include "sim.h"
 #include "skb.h"
-
-static void set(struct scenario *sc, const char *key, const char *val)
-{
-	struct tcpsim_err err = {0};
-	if (config_set(sc, key, val, "test", &err))
-		fail_msg("config_set %s=%s: %s", key, val, err.msg);
-}
 
 struct fixture {
 	struct scenario sc;

@@ -23,6 +23,8 @@
 
 #include <cmocka.h>
 
+#include "fixture.h"
+
 #include "config.h"
 #include "cpu.h"
 #include "netdev.h"
@@ -55,13 +57,6 @@ struct story {
 	struct tcp_conn *tc;
 	struct cpu *c;
 };
-
-static void set(struct scenario *sc, const char *key, const char *val)
-{
-	struct tcpsim_err err = {0};
-	if (config_set(sc, key, val, "test", &err))
-		fail_msg("config_set %s=%s: %s", key, val, err.msg);
-}
 
 /* A connection of `kernel` at MTU 1500 after slow start: a 1 MB window
  * and cwnd 1000, so only the mechanism under test limits a frame. */
@@ -187,21 +182,6 @@ static void test_tsq_waits_for_the_tx_completion(void **state)
 	assert_int_equal(st.cap.n, 3);
 	assert_false(st.tc->tsq_throttled);
 	story_end(&st);
-}
-
-static void run(const struct scenario *sc, struct metrics *m)
-{
-	struct tcpsim_err err = {0};
-	if (tcpsim_run(sc, m, &err))
-		fail_msg("tcpsim_run: %s", err.msg);
-}
-
-static double m_of(const struct metrics *m, const char *name)
-{
-	int id = metric_find(name);
-	if (id < 0)
-		fail_msg("no metric '%s'", name);
-	return m->v[id];
 }
 
 /* Two hosts over 100 Gbit/s at MTU 4096, one flow writing 4 MB at a time. */
