@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "csvread.h"
+#include "runs.h"
 #include "toolopt.h"
 #include "util.h"
 
@@ -93,46 +94,6 @@ struct fit {
 	struct row *rows;
 	int nrows, cap, skipped;
 };
-
-static int value_in(const char *v, size_t n, const char *list)
-{
-	const char *p = list;
-	for (;;) {
-		const char *e = strchr(p, ',');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (len == n && strncmp(p, v, n) == 0)
-			return 1;
-		if (!e)
-			return 0;
-		p = e + 1;
-	}
-}
-
-/* Does "a.b=1;c.d=2" set c->key to one of c->values? */
-static int cond_holds(const char *overrides, const struct cond *c)
-{
-	size_t klen = strlen(c->key);
-	const char *p = overrides;
-	while (*p) {
-		const char *end = strchr(p, ';');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		while (len && (*p == ' ')) {
-			p++;
-			len--;
-		}
-		if (len > klen && strncmp(p, c->key, klen) == 0 && p[klen] == '=') {
-			const char *v = p + klen + 1;
-			size_t vlen = len - klen - 1;
-			while (vlen && v[vlen - 1] == ' ')
-				vlen--;
-			return value_in(v, vlen, c->values);
-		}
-		if (!end)
-			break;
-		p = end + 1;
-	}
-	return 0;
-}
 
 static int parse_cond(char *arg, struct cond *c)
 {
@@ -190,11 +151,45 @@ static int number(const char *s, double *v)
 	return (*end || !isfinite(*v)) ? -1 : 0;
 }
 
+/* The row's response and terms into r; 0 (counted as left out) when a
+ * value is missing or the busy share is zero. */
+static int row_values(struct fit *f, const struct csvread_rec *rec, const struct run_override *ov, int nov,
+		      struct row *r)
+{
+	r->y = 0;
+	for (int i = 0; i < f->ny; i++) {
+		double v;
+		if (f->yidx[i] >= rec->n || number(rec->field[f->yidx[i]], &v)) {
+			f->skipped++;
+			return 0;
+		}
+		r->y += v;
+	}
+	r->y = r->y / 100.0 * f->ghz * 1e9 * (f->cpus > 0 ? f->cpus : 1);
+	for (int i = 0; i < f->nt; i++) {
+		double v;
+		if (f->t[i].idx >= rec->n || number(rec->field[f->t[i].idx], &v)) {
+			f->skipped++;
+			return 0;
+		}
+		if (f->t[i].only.key && !runs_overrides_set(ov, nov, f->t[i].only.key, f->t[i].only.values))
+			v = 0;
+		r->x[i] = v * f->t[i].factor;
+	}
+	if (!(r->y > 0)) {
+		f->skipped++;
+		return 0;
+	}
+	return 1;
+}
+
 static int on_record(void *ctx, struct csvread_rec *rec, struct tcpsim_err *err)
 {
 	struct fit *f = ctx;
 	struct row r;
-	const char *ov;
+	struct run_override *ov;
+	int nov, keep = 1;
+	char where[512];
 
 	if (rec->line == 1 || f->idx_id < 0) { /* the header */
 		f->idx_id = find_col(rec, "id");
@@ -217,37 +212,18 @@ static int on_record(void *ctx, struct csvread_rec *rec, struct tcpsim_err *err)
 			       rec->n);
 	if (f->scenario && strcmp(rec->field[f->idx_scenario], f->scenario) != 0)
 		return TCPSIM_OK;
-	ov = rec->field[f->idx_overrides];
-	for (int i = 0; i < f->nwhere; i++)
-		if (!cond_holds(ov, &f->where[i]))
-			return TCPSIM_OK;
-	for (int i = 0; i < f->nunless; i++)
-		if (cond_holds(ov, &f->unless[i]))
-			return TCPSIM_OK;
-	r.y = 0;
-	for (int i = 0; i < f->ny; i++) {
-		double v;
-		if (f->yidx[i] >= rec->n || number(rec->field[f->yidx[i]], &v)) {
-			f->skipped++;
-			return TCPSIM_OK;
-		}
-		r.y += v;
-	}
-	r.y = r.y / 100.0 * f->ghz * 1e9 * (f->cpus > 0 ? f->cpus : 1);
-	for (int i = 0; i < f->nt; i++) {
-		double v;
-		if (f->t[i].idx >= rec->n || number(rec->field[f->t[i].idx], &v)) {
-			f->skipped++;
-			return TCPSIM_OK;
-		}
-		if (f->t[i].only.key && !cond_holds(ov, &f->t[i].only))
-			v = 0;
-		r.x[i] = v * f->t[i].factor;
-	}
-	if (!(r.y > 0)) {
-		f->skipped++;
+	snprintf(where, sizeof(where), "%s:%d: column 'overrides'", f->path, rec->line);
+	if (runs_overrides_split(rec->field[f->idx_overrides], where, &ov, &nov, err))
+		return err->code;
+	for (int i = 0; i < f->nwhere && keep; i++)
+		keep = runs_overrides_set(ov, nov, f->where[i].key, f->where[i].values);
+	for (int i = 0; i < f->nunless && keep; i++)
+		keep = !runs_overrides_set(ov, nov, f->unless[i].key, f->unless[i].values);
+	if (keep)
+		keep = row_values(f, rec, ov, nov, &r);
+	runs_overrides_free(ov, nov);
+	if (!keep)
 		return TCPSIM_OK;
-	}
 	if (f->nrows == f->cap) {
 		f->cap = f->cap ? 2 * f->cap : 64;
 		f->rows = xrealloc(f->rows, (size_t)f->cap * sizeof(*f->rows));

@@ -24,7 +24,6 @@
 struct where {
 	const char *key;  /* "section.key" */
 	char *values;     /* "V1,V2" copy, split on ',' at match time */
-	size_t keylen;
 };
 
 static int usage(const char *msg)
@@ -35,33 +34,13 @@ static int usage(const char *msg)
 	return 2;
 }
 
-static int value_in(const char *v, const char *list)
-{
-	size_t n = strlen(v);
-	const char *p = list;
-	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t len = e ? (size_t)(e - p) : strlen(p);
-		if (len == n && strncmp(p, v, n) == 0)
-			return 1;
-		if (!e)
-			break;
-		p = e + 1;
-	}
-	return 0;
-}
-
 static int matches(const struct recorded_run *r, const char *scenario, const struct where *w, int nw)
 {
 	if (scenario && strcmp(r->scenario, scenario) != 0)
 		return 0;
-	for (int i = 0; i < nw; i++) {
-		int found = 0;
-		for (int k = 0; k < r->n_ov && !found; k++)
-			found = strcmp(r->ov[k].key, w[i].key) == 0 && value_in(r->ov[k].value, w[i].values);
-		if (!found)
+	for (int i = 0; i < nw; i++)
+		if (!runs_overrides_set(r->ov, r->n_ov, w[i].key, w[i].values))
 			return 0;
-	}
 	return 1;
 }
 

@@ -282,6 +282,26 @@ static int valid_key(const char *k)
 	return 1;
 }
 
+bool runs_overrides_set(const struct run_override *ov, int n, const char *key, const char *values)
+{
+	for (int k = 0; k < n; k++) {
+		size_t vlen = strlen(ov[k].value);
+		const char *p = values;
+		if (strcmp(ov[k].key, key) != 0)
+			continue;
+		for (;;) {
+			const char *e = strchr(p, ',');
+			size_t len = e ? (size_t)(e - p) : strlen(p);
+			if (len == vlen && strncmp(p, ov[k].value, vlen) == 0)
+				return true;
+			if (!e)
+				break;
+			p = e + 1;
+		}
+	}
+	return false;
+}
+
 int runs_overrides_split(const char *text, const char *where, struct run_override **ov,
 			 int *n, struct tcpsim_err *err)
 {

@@ -45,6 +45,8 @@
 #ifndef TCPSIM_RUNS_H
 #define TCPSIM_RUNS_H
 
+#include <stdbool.h>
+
 #include "err.h"
 #include "metrics.h"
 
@@ -134,5 +136,9 @@ int runs_append_file(const char *path, const struct run_set *add, struct tcpsim_
 int runs_overrides_split(const char *text, const char *where, struct run_override **ov,
 			 int *n, struct tcpsim_err *err);
 void runs_overrides_free(struct run_override *ov, int n);
+
+/* Do the n overrides set key to one of the comma-separated values (compared
+ * as text)?  The rule of runs-filter's --where and costfit's conditions. */
+bool runs_overrides_set(const struct run_override *ov, int n, const char *key, const char *values);
 
 #endif
