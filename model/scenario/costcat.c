@@ -23,9 +23,13 @@ const struct costcat_desc costcat_table[COST_N] = {
 	/* the driver's xmit (mlx5e_xmit, netdev) is a smaller part */
 	[COST_TX_FRAME]      = {CAT_TCPIP, "__tcp_transmit_skb, ip_queue_xmit, ip_output, ip_finish_output2"},
 	[COST_TX_SEG]        = {CAT_NETDEV, "tcp_gso_segment, inet_gso_segment, dev_hard_start_xmit, mlx5e_xmit per segment"},
-	[COST_RX_FRAME]      = {CAT_TCPIP, "ip_rcv, ip_local_deliver, tcp_v4_rcv, __inet_lookup_established"},
+	/* per skb after GRO: netif_receive_skb_internal and
+	 * __netif_receive_skb_core are netdev there, the IP layer, netfilter's
+	 * hooks and the socket lookup tcp/ip and the larger part */
+	[COST_RX_FRAME]      = {CAT_TCPIP, "ip_rcv, ip_rcv_finish, ip_local_deliver, nf_hook_slow, tcp_v4_rcv, __inet_lookup_established"},
 	[COST_RX_TCP]        = {CAT_TCPIP, "tcp_v4_do_rcv, tcp_rcv_established, tcp_data_queue, tcp_event_data_recv"},
-	[COST_RX_SEG]        = {CAT_NETDEV, "mlx5e_poll_rx_cq, mlx5e_handle_rx_cqe_mpwrq, __netif_receive_skb_core"},
+	/* per wire frame, before GRO (build_skb is skb_alloc's) */
+	[COST_RX_SEG]        = {CAT_NETDEV, "mlx5e_poll_rx_cq, mlx5e_handle_rx_cqe_mpwrq, mlx5e_skb_from_cqe_mpwrq_linear, dma_direct_sync_single_for_cpu, eth_type_trans, mlx5e_post_rx_mpwqes"},
 	[COST_ACK_TX]        = {CAT_TCPIP, "__tcp_send_ack, __tcp_transmit_skb, ip_output"},
 	[COST_ACK_RX]        = {CAT_TCPIP, "tcp_ack, tcp_ack_update_rtt, tcp_rate_skb_delivered"},
 	[COST_SOFTIRQ]       = {CAT_SCHED, "__softirqentry_text_start, __local_bh_enable_ip (__do_softirq is etc)"},
