@@ -10,14 +10,16 @@
  *    (csvread.h, metric_find) and its JSON by jansson give the same
  *    shares; its folded stacks parsed back give each host's, context's
  *    and cost's cycles and the category of each cost.
- *  - Cai et al.'s single flow (scenarios/modern/): with TSO/GRO, jumbo
- *    frames and the interrupt on the reader's CPU (for aRFS) the receiver's
- *    CPU is the bottleneck and data_copy its largest category; with every
- *    offload off tcp/ip is the receiver's largest category, as in their
- *    sample profile (37.2%).  Places two and three of that profile
- *    (netdev, then etc or skb) are not met by the model's reference costs
- *    and are not asserted: docs/output.md gives the numbers side by side
- *    and names the costs that are mis-sized.
+ *  - Cai et al.'s single flow (scenarios/modern/cai-*.cfg): with TSO/GRO,
+ *    jumbo frames and aRFS the bottleneck is the receiver's reader CPU, at
+ *    about their 42 Gbit/s, with the sender's CPU below saturation, and
+ *    data_copy the receiver's largest category, in process context; with
+ *    every offload off tcp/ip is the receiver's largest category (their
+ *    37.2%), netdev is ahead of skb and skb ahead of data_copy and mm, as
+ *    in their sample.  Their second place (netdev) is not met: the
+ *    model's sched (the reader's sleep and wake-up, two context switches
+ *    and a wakeup each) comes before it, and is not asserted;
+ *    docs/output.md gives the numbers side by side and says why.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -301,13 +303,19 @@ static void test_all_optimisations_bound_by_receiver_copy(void **state)
 	(void)state;
 
 	load_run("scenarios/modern/cai-allopts.cfg", &sc, &m, NULL, NULL);
-	/* the receiver's CPU is saturated; the model copies as dearly on the
-	 * sender (one cost.copy_byte for both, no cache model), so the
-	 * sender's CPU is too and the bottleneck named may be either host's */
+	/* the bottleneck is the receiver's host, and on it the CPU the reader
+	 * runs on (aRFS brings the flow's interrupt there too) */
 	assert_int_equal(m.bottleneck, BOTTLENECK_CPU);
-	assert_int_equal(m.bottleneck_cpu, sc.recv_cpu);
+	if (m.bottleneck_host != 1 || m.bottleneck_cpu != sc.recv_cpu)
+		fail_msg("bottleneck: host %d cpu%d (%s), not the receiver's cpu%d", m.bottleneck_host,
+			 m.bottleneck_cpu, m.bottleneck_text, sc.recv_cpu);
 	expect_range(m.bottleneck_util_pct, 99, 100, "the bottleneck CPU busy");
-	expect_range(m.v[METRIC_RCV_CPU_BUSY_PCT], 99, 100, "receiver's CPU busy");
+	expect_range(m.cpu_busy_pct[1][sc.recv_cpu], 99, 100, "receiver's reader CPU busy");
+	/* the sender has room to spare: its copy reads a buffer its writer
+	 * just wrote, and it has no per-wire-frame driver work */
+	expect_range(m.cpu_busy_pct[0][sc.send_cpu], 50, 95, "sender's writer CPU busy");
+	/* ~42 Gbit/s per receiver core in their measurement */
+	expect_range(m.v[METRIC_THROUGHPUT_MBPS], 42e3 * 0.75, 42e3 * 1.25, "throughput, Mbit/s");
 	if (top_cat(&m, 1, 0) != CAT_DATA_COPY)
 		fail_msg("receiver's largest category is %s (%.1f%%), not data_copy (%.1f%%)",
 			 costcat_name(top_cat(&m, 1, 0)), m.v[METRIC_CAT(1, 0, top_cat(&m, 1, 0))],
@@ -319,18 +327,31 @@ static void test_all_optimisations_bound_by_receiver_copy(void **state)
 	expect_range(m.v[METRIC_CAT(1, 0, CAT_DATA_COPY)], 40, 90, "receiver's data_copy share");
 }
 
+/* Their sample: tcp/ip 37.2, netdev 16.1, etc 9.7, skb 7.1, mm 7.0, lock
+ * 5.0, sched 4.9, data_copy 4.6 (% of the samples of the reader's and the
+ * interrupt's CPUs). */
 static void test_no_offload_tcpip_largest(void **state)
 {
 	struct scenario sc;
 	struct metrics m;
+	double v[CAT_N];
 	(void)state;
 
 	load_run("scenarios/modern/cai-nooffload.cfg", &sc, &m, NULL, NULL);
+	for (int c = 0; c < CAT_N; c++)
+		v[c] = m.v[METRIC_CAT(1, 0, c)];
 	assert_true(m.v[METRIC_SEGS_PER_FRAME] > 1); /* GSO in software: always on since 4.13 */
 	if (top_cat(&m, 1, 0) != CAT_TCPIP)
 		fail_msg("receiver's largest category is %s (%.1f%%), not tcp/ip (%.1f%%)",
-			 costcat_name(top_cat(&m, 1, 0)), m.v[METRIC_CAT(1, 0, top_cat(&m, 1, 0))],
-			 m.v[METRIC_CAT(1, 0, CAT_TCPIP)]);
+			 costcat_name(top_cat(&m, 1, 0)), v[top_cat(&m, 1, 0)], v[CAT_TCPIP]);
+	/* netdev ahead of skb (their 2.3 times: the scenario's rx_seg is
+	 * derived from it), and the copy, whose cost comes from the other run,
+	 * behind both as in their sample */
+	if (!(v[CAT_NETDEV] > v[CAT_SKB] && v[CAT_SKB] > v[CAT_DATA_COPY] && v[CAT_SKB] > v[CAT_MM]))
+		fail_msg("receiver: netdev %.1f%%, skb %.1f%%, data_copy %.1f%%, mm %.1f%%: not netdev > skb > "
+			 "data_copy, mm",
+			 v[CAT_NETDEV], v[CAT_SKB], v[CAT_DATA_COPY], v[CAT_MM]);
+	expect_range(v[CAT_DATA_COPY], 2, 8, "receiver's data_copy share (theirs 4.6)");
 	/* the interrupt is on another CPU than the reader (no aRFS): the
 	 * softirq's share is tcp/ip and netdev, the reader's has the copy */
 	assert_true(m.v[METRIC_CAT(1, 2, CAT_NETDEV)] > 0);
