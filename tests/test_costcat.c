@@ -309,8 +309,16 @@ static void test_all_optimisations_bound_by_receiver_copy(void **state)
 	if (m.bottleneck_host != 1 || m.bottleneck_cpu != sc.recv_cpu)
 		fail_msg("bottleneck: host %d cpu%d (%s), not the receiver's cpu%d", m.bottleneck_host,
 			 m.bottleneck_cpu, m.bottleneck_text, sc.recv_cpu);
+	if (!strstr(m.bottleneck_text, sc.host[1].name))
+		fail_msg("the bottleneck's text '%s' does not name the receiver '%s'", m.bottleneck_text,
+			 sc.host[1].name);
 	expect_range(m.bottleneck_util_pct, 99, 100, "the bottleneck CPU busy");
 	expect_range(m.cpu_busy_pct[1][sc.recv_cpu], 99, 100, "receiver's reader CPU busy");
+	/* the reader's own work (the copy, in process context) is the larger
+	 * part of that CPU's, the flow's NAPI the smaller */
+	if (!(m.host_ctx_pct[1][2] > m.host_ctx_pct[1][0] + m.host_ctx_pct[1][1]))
+		fail_msg("receiver: process %.2f%% of the host, not above hardirq + softirq %.2f%%", m.host_ctx_pct[1][2],
+			 m.host_ctx_pct[1][0] + m.host_ctx_pct[1][1]);
 	/* the sender has room to spare: its copy reads a buffer its writer
 	 * just wrote, and it has no per-wire-frame driver work */
 	expect_range(m.cpu_busy_pct[0][sc.send_cpu], 50, 95, "sender's writer CPU busy");
