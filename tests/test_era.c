@@ -16,7 +16,8 @@
  *  - veth: the peer's GRO merges what the device without TSO segmented;
  *  - an idle CPU still polling takes a wakeup without an IPI; a halted one
  *    starts host.idle_exit later;
- *  - iperf3's loop: a select() before every read() and write().
+ *  - iperf3's loop: a select() before every read() and write();
+ *  - receive-buffer autotuning per receiver RTT (4.19, 6.16, 6.18).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -317,11 +318,22 @@ static void test_hystart_ends_slow_start_on_lo(void **state)
 	struct scenario sc;
 	struct metrics old, now;
 	(void)state;
+	/* the first 10 ms: the end of slow start, before congestion
+	 * avoidance (CUBIC's TCP-friendly region adds a segment every few
+	 * round trips, thousands of them a second on loopback) grows cwnd */
 	base(&sc, "5.5");
 	set(&sc, "app.recv_cpu", "0");
+	set(&sc, "run.warmup", "5ms");
+	set(&sc, "run.duration", "5ms");
+	set(&sc, "run.batch", "1ms");
+	set(&sc, "run.min_batches", "2");
 	run(&sc, &old);
 	base(&sc, "5.6");
 	set(&sc, "app.recv_cpu", "0");
+	set(&sc, "run.warmup", "5ms");
+	set(&sc, "run.duration", "5ms");
+	set(&sc, "run.batch", "1ms");
+	set(&sc, "run.min_batches", "2");
 	run(&sc, &now);
 	if (!(now.sndbuf_bytes < old.sndbuf_bytes / 4))
 		fail_msg("sndbuf at the end: 5.5 %lld, 5.6 %lld bytes", (long long)old.sndbuf_bytes,
@@ -329,6 +341,47 @@ static void test_hystart_ends_slow_start_on_lo(void **state)
 	/* 2 x cwnd skbs of 4352 bytes (MSS 1448): a window of tens of
 	 * segments, not the thousands of an endless slow start */
 	expect_range((double)now.sndbuf_bytes / (2.0 * 4352), 16, 200, "cwnd behind the sndbuf, segments");
+}
+
+/* Receive-buffer autotuning (tcp_rcv_space_adjust): the buffer is sized
+ * from what the reader took in one receiver RTT.  3.x measured once per
+ * jiffy (4 ms at HZ 250); 4.19 - 6.15 per receiver RTT, which on a
+ * sub-millisecond path is the TS option's 1 ms floor; 6.16+ drop the
+ * TS option's zero samples and keep the least window sample, so the
+ * buffer holds well under 1 ms of data; 6.18 adds back the growth term
+ * 6.16 took out. */
+static double rcvbuf_ms(const char *kernel, int64_t *rcvbuf)
+{
+	struct scenario sc;
+	struct metrics m;
+
+	base(&sc, kernel);
+	set(&sc, "tcp.rmem_max", "32M");
+	run(&sc, &m);
+	*rcvbuf = m.rcvbuf_bytes;
+	return (double)m.rcvbuf_bytes / (m_of(&m, "throughput_mbps") * 1e6 / 8 * 1e-3);
+}
+
+static void test_rcvbuf_autotuning_by_era(void **state)
+{
+	int64_t b418, b419, b615, b617, b618;
+	double ms419, ms615, ms617, ms618;
+	(void)state;
+
+	rcvbuf_ms("4.18", &b418);
+	ms419 = rcvbuf_ms("4.19", &b419);
+	ms615 = rcvbuf_ms("6.15", &b615);
+	ms617 = rcvbuf_ms("6.17", &b617);
+	ms618 = rcvbuf_ms("6.18", &b618);
+
+	if (!(b418 > 2 * b419))
+		fail_msg("rcvbuf: 4.18 %lld, 4.19 %lld bytes", (long long)b418, (long long)b419);
+	if (!(ms615 > 2 && ms419 > 2))
+		fail_msg("rcvbuf in ms of data: 4.19 %.2f, 6.15 %.2f (the 1 ms TS floor, doubled)", ms419, ms615);
+	if (!(ms618 < 1 && ms617 < 1))
+		fail_msg("rcvbuf in ms of data: 6.17 %.2f, 6.18 %.2f (sub-ms receiver RTT)", ms617, ms618);
+	if (!(b618 > 3 * b617 / 2))
+		fail_msg("rcvbuf: 6.17 %lld, 6.18 %lld bytes (the growth term)", (long long)b617, (long long)b618);
 }
 
 int main(void)
@@ -345,6 +398,7 @@ int main(void)
 		cmocka_unit_test(test_lo_receive_inside_send),
 		cmocka_unit_test(test_eevdf_run_to_parity),
 		cmocka_unit_test(test_hystart_ends_slow_start_on_lo),
+		cmocka_unit_test(test_rcvbuf_autotuning_by_era),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -424,6 +424,78 @@ static void test_slow_start_of_an_app_limited_sender(void **state)
 	cwnd_after_two_acked("4.3", 6);
 }
 
+/* The window a buffer offers (tcp_win_from_space): up to 6.5 the
+ * tcp_adv_win_scale split (half at its default 1); since 6.6 the ratio of
+ * payload to truesize measured on the first frame whose segment size sets
+ * rcv_mss, and the clamp follows it. */
+static void test_scaling_ratio_since_6_6(void **state)
+{
+	struct story st;
+	int64_t clamp_65, truesize;
+	(void)state;
+
+	story_begin_k(&st, "1500", "6.5");
+	tcp_send_append(&st.sim, st.c, st.tc, 3 * 1448, false);
+	tcp_push(&st.sim, st.c, st.tc, true);
+	tcp_rcv(&st.sim, st.c, last(&st));
+	clamp_65 = st.tc->window_clamp;
+	assert_true(clamp_65 == st.tc->rcvbuf / 2);
+	story_end(&st);
+
+	story_begin_k(&st, "1500", "6.6");
+	tcp_send_append(&st.sim, st.c, st.tc, 3 * 1448, false);
+	tcp_push(&st.sim, st.c, st.tc, true);
+	truesize = last(&st)->truesize;
+	tcp_rcv(&st.sim, st.c, last(&st));
+	assert_int_equal(st.tc->scaling_ratio, (3 * 1448 * 256) / truesize);
+	assert_true(st.tc->window_clamp == st.tc->rcvbuf * st.tc->scaling_ratio / 256);
+	assert_true(st.tc->window_clamp > clamp_65); /* 4344 of ~5100 bytes: more than half */
+	story_end(&st);
+}
+
+/* The receiver's RTT samples from the TS option (tcp_rcv_rtt_measure_ts):
+ * an echo of the current millisecond counts as 1 ms up to 6.15 and not at
+ * all since 6.16, each echoed value once; the window's arrival time
+ * (tcp_rcv_rtt_measure) is what is left on a sub-millisecond path. */
+static void test_receiver_rtt_samples(void **state)
+{
+	struct story st;
+	(void)state;
+
+	for (int k = 0; k < 2; k++) {
+		story_begin_k(&st, "1500", k == 0 ? "6.15" : "6.16");
+		st.sim.now = 5 * NS_PER_MS + 100 * NS_PER_US;
+		for (int i = 0; i < 4; i++) {
+			struct skb *f;
+			st.tc->ts_recent_at = 5 * NS_PER_MS + (sim_ns)i; /* the echo of an ACK of this ms */
+			tcp_send_append(&st.sim, st.c, st.tc, 1448, false);
+			tcp_push(&st.sim, st.c, st.tc, true);
+			f = last(&st);
+			assert_true(f->ts_at == st.tc->ts_recent_at);
+			st.sim.now += 10 * NS_PER_US;
+			tcp_rcv(&st.sim, st.c, f);
+		}
+		if (k == 0)
+			assert_true(st.tc->rcv_rtt_us8 == 1000 * 8); /* one sample of 1 ms: the echo's value repeats */
+		else
+			assert_true(st.tc->rcv_rtt_us8 == 0); /* no TS sample, and no window has arrived yet */
+		story_end(&st);
+	}
+	/* 6.16: an echo 1 ms old is a 1 ms sample; the same echo 3 ms later
+	 * is not sampled again (rcv_rtt_last_tsecr) */
+	story_begin_k(&st, "1500", "6.16");
+	st.tc->ts_recent_at = 5 * NS_PER_MS;
+	for (int i = 0; i < 2; i++) {
+		st.sim.now = (i == 0 ? 6 : 8) * NS_PER_MS + 100 * NS_PER_US;
+		tcp_send_append(&st.sim, st.c, st.tc, 1448, false);
+		tcp_push(&st.sim, st.c, st.tc, true);
+		tcp_rcv(&st.sim, st.c, last(&st));
+		tcp_recv_copy(&st.sim, st.c, st.tc, 1 << 20); /* the queue empty: a larger sample would count */
+		assert_true(st.tc->rcv_rtt_us8 == 1000 * 8);
+	}
+	story_end(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -437,6 +509,8 @@ int main(void)
 		cmocka_unit_test(test_netrx_waits_for_bh_and_raises_once),
 		cmocka_unit_test(test_overtaking_3_segment_frame_is_a_spurious_fast_retransmit),
 		cmocka_unit_test(test_slow_start_of_an_app_limited_sender),
+		cmocka_unit_test(test_scaling_ratio_since_6_6),
+		cmocka_unit_test(test_receiver_rtt_samples),
 	};
 	return cmocka_run_group_tests_name("tcp stories", tests, NULL, NULL);
 }

@@ -291,7 +291,7 @@ static const struct row rows[] = {
 	{KEY(G_TCP, "tcp", "nodelay"), .type = T_BOOL, SC(nodelay), .def = "off", .unit = "",
 	 .help = "TCP_NODELAY (Nagle off)"},
 	{KEY(G_TCP, "tcp", "adv_win_scale"), .type = T_INT, SC(adv_win_scale), .min = -4, .max = 4,
-	 .flags = F_NONZERO, .def = "1", .unit = "", .help = "tcp_adv_win_scale: buffer share kept as window"},
+	 .flags = F_NONZERO, .def = "1", .unit = "", .help = "tcp_adv_win_scale: buffer share kept as window (before 6.6; since, the measured skb ratio)"},
 	{KEY(G_TCP, "tcp", "pacing"), .type = T_BOOL, SC(pacing), .def = "off", .unit = "",
 	 .help = "the socket paces itself with its own hrtimer (SK_PACING_NEEDED, 4.13+): set by bbr's init, kept after a switch to cubic"},
 	{KEY(G_TCP, "tcp", "pacing_ss_ratio"), .type = T_INT, SC(pacing_ss_ratio), .min = 1, .max = 1000,

@@ -44,6 +44,7 @@ struct nic_pkt {
 	uint64_t wnd_end;        /* ACK: right edge of the window */
 	bool ce;                 /* data: marked Congestion Experienced */
 	uint32_t ece_bytes;      /* ACK: the CE-marked bytes it echoes */
+	sim_ns ts_at;            /* TS option: TSval (ACK) or TSecr (data), as a time */
 };
 
 struct nic_pkt_block {
@@ -360,10 +361,12 @@ static void tx_kick(struct sim *sim, struct nic_port *p)
 		pkt->len = skb->len - off < mss ? skb->len - off : mss;
 		pkt->ce = skb->ce;
 		p->backlog_bytes -= pkt->len;
+		pkt->ts_at = skb->ts_at;
 	} else {
 		pkt->ack_seq = skb->ack_seq;
 		pkt->wnd_end = skb->wnd_end;
 		pkt->ece_bytes = skb->ece_bytes;
+		pkt->ts_at = skb->ts_at;
 	}
 	if (++q->next_frame == frames_of(skb)) {
 		pkt->last = true;
@@ -552,6 +555,7 @@ static struct skb *skb_of(struct sim *sim, struct cpu *c, const struct nic_pkt *
 	struct skb *skb = skb_alloc(sim, c, pkt->kind);
 	skb->conn = pkt->conn;
 	skb->dst_host = c->host;
+	skb->ts_at = pkt->ts_at;
 	if (pkt->kind == SKB_DATA) {
 		skb->seq = pkt->seq;
 		skb->len = pkt->len;

@@ -53,6 +53,7 @@ struct skb {
 	bool dsack;              /* ACK: reports data received twice (D-SACK) */
 	bool retrans;            /* data: a retransmission (not on the write queue) */
 	sim_ns sent_at;          /* write queue: when it was handed to the device */
+	sim_ns ts_at;            /* TS option: an ACK's TSval, a data frame's TSecr (the time each stands for) */
 	struct skb *orig;        /* clone: the write-queue skb it shares memory with */
 	int refs;                /* original: references to the slab object */
 	int alloc_cpu;           /* CPU (of host alloc_host) that allocated it */

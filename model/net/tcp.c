@@ -17,7 +17,8 @@
  *    and tcp_established_options.
  *  - initial receive window and rcv_mss: tcp_select_initial_window
  *    (tcp_output.c), tcp_initialize_rcv_mss (tcp_input.c).
- *  - buffer autotuning: tcp_rcv_space_adjust.
+ *  - buffer autotuning: tcp_rcv_space_adjust (and its 4.19, 6.16 and 6.18
+ *    forms: rcvbuf_grow, rcv_space_adjust).
  * Nothing is ever lost: loopback and the clean LAN of the reports drop
  * nothing; what is retransmitted is data overtaken on another backlog.
  */
@@ -25,12 +26,29 @@
 
 static void rcv_space_adjust(struct sim *sim, struct tcp_conn *tc);
 
+/* tcp_win_from_space: the part of a buffer the window may offer.  6.6+
+ * (commit dfa2f0483360, "tcp: get rid of sysctl_tcp_adv_win_scale") scales
+ * by the payload-to-truesize ratio measured on received skbs; before, by
+ * tcp_adv_win_scale. */
 int64_t tcp_win_from_space(const struct tcp_conn *tc, int64_t space)
 {
 	int s = tc->sim->sc->adv_win_scale;
 	if (space < 0)
 		space = 0;
+	if (host_kernel_at_least(tc->rcv_host, 6, 6))
+		return space * tc->scaling_ratio >> TCP_RMEM_TO_WIN_SCALE;
 	return s <= 0 ? space >> -s : space - (space >> s);
+}
+
+/* tcp_space_from_win: its inverse (6.6+; before, the adv_win_scale split) */
+int64_t tcp_space_from_win(const struct tcp_conn *tc, int64_t win)
+{
+	int s = tc->sim->sc->adv_win_scale;
+	if (win < 0)
+		win = 0;
+	if (host_kernel_at_least(tc->rcv_host, 6, 6))
+		return (win << TCP_RMEM_TO_WIN_SCALE) / tc->scaling_ratio;
+	return s <= 0 ? win << -s : win + win / ((1 << s) - 1);
 }
 
 /* Sequence-space and memory invariants of both ends (tcp.h). */
@@ -67,6 +85,7 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 	tc->snd_host = snd;
 	tc->rcv_host = rcv;
 	tc->cc = tcp_cc_for(sc->cc);
+	tc->scaling_ratio = TCP_DEFAULT_SCALING_RATIO;
 
 	tc->advmss = sc->mtu_bytes - IP_HDR_BYTES - TCP_HDR_BYTES;
 	tc->mss_bytes = tc->advmss - ts;
@@ -230,14 +249,74 @@ void tcp_writer_release(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
 	}
 }
 
-/* tcp_rcv_space_adjust: grow rcvbuf to twice what the application read in
- * one round trip (measured at most once per jiffy, as 3.x timestamps do). */
+/* tcp_rcvbuf_grow (6.16+; the rule inside tcp_rcv_space_adjust before):
+ * a buffer whose window holds twice what the reader took in one receiver
+ * RTT (DRS is one RTT late), plus the growth of that amount.
+ *  - 4.19 - 6.15: rcvwin = 2 copied + 16 advmss, + 2 rcvwin (copied -
+ *    space) / space (commit 041a14d26715, "tcp: start receiver buffer
+ *    autotuning sooner");
+ *  - 6.16 - 6.17: 2 copied, no cushion, no growth term (commit 65c5287892e9,
+ *    "tcp: fix sk_rcvbuf overshoot");
+ *  - 6.18+: 2 copied + 2 rcvwin (copied - space) / space (commit
+ *    aa251c84636c, "tcp: fix too slow tcp_rcvbuf_grow() action").
+ * The window clamp follows the buffer (tcp_win_from_space). */
+static void rcvbuf_grow(struct tcp_conn *tc, int64_t copied)
+{
+	const struct scenario *sc = tc->sim->sc;
+	int64_t old = tc->space_bytes, rcvwin = 2 * copied, rcvbuf;
+	bool v616 = host_kernel_at_least(tc->rcv_host, 6, 16);
+
+	tc->space_bytes = copied;
+	if (tc->rcvbuf_locked)
+		return;
+	if (!v616)
+		rcvwin += 16 * (int64_t)tc->advmss;
+	if (old > 0 && (!v616 || host_kernel_at_least(tc->rcv_host, 6, 18)))
+		rcvwin += 2 * (rcvwin * (copied - old) / old);
+	if (tc->ofo) { /* 6.16+: and what the out-of-order queue holds beyond rcv_nxt */
+		const struct skb *o = tc->ofo;
+		while (o->next)
+			o = o->next;
+		if (v616)
+			rcvwin += (int64_t)(o->seq + o->len - tc->rcv_nxt);
+	}
+	rcvbuf = min64(tcp_space_from_win(tc, rcvwin), sc->rmem_max);
+	if (rcvbuf > tc->rcvbuf) {
+		tc->rcvbuf = rcvbuf;
+		tc->window_clamp = tcp_win_from_space(tc, rcvbuf);
+	}
+}
+
+/* tcp_rcv_space_adjust: once per receiver RTT, grow rcvbuf to what the
+ * application read in it.
+ *  - before 4.19 here (3.x's rule): twice the bytes read, made a buffer by
+ *    the per-segment overhead, measured at most once per jiffy (3.x's
+ *    timestamps) or round trip;
+ *  - 4.19+: every receiver RTT (rcv_rtt_est, tcp_rcv_rtt_sample), by
+ *    rcvbuf_grow; 6.16+ counts only what left the receive queue (commit
+ *    ea33537d8292, "tcp: add receive queue awareness in
+ *    tcp_rcv_space_adjust()"). */
 static void rcv_space_adjust(struct sim *sim, struct tcp_conn *tc)
 {
 	const struct scenario *sc = sim->sc;
 	sim_ns interval = NS_PER_S / tc->rcv_host->cfg->hz;
 	int64_t space;
 
+	if (host_kernel_at_least(tc->rcv_host, 4, 19)) {
+		int64_t copied;
+		if (tc->rcv_rtt_us8 == 0)
+			return;
+		if (sim->now - tc->space_time < (tc->rcv_rtt_us8 >> 3) * NS_PER_US)
+			return;
+		copied = (int64_t)(tc->copied_seq - tc->space_seq);
+		if (host_kernel_at_least(tc->rcv_host, 6, 16))
+			copied -= (int64_t)(tc->rcv_nxt - tc->copied_seq);
+		if (copied > tc->space_bytes)
+			rcvbuf_grow(tc, copied);
+		tc->space_seq = tc->copied_seq;
+		tc->space_time = sim->now;
+		return;
+	}
 	if (2 * sc->delay_ns > interval)
 		interval = 2 * sc->delay_ns;
 	if (sim->now - tc->space_time < interval)

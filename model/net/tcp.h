@@ -287,6 +287,14 @@ struct tcp_conn {
 	uint64_t space_seq;          /* rcvq_space.seq (autotuning) */
 	int64_t space_bytes;         /* rcvq_space.space */
 	sim_ns space_time;
+	/* the receiver's RTT estimate (rcv_rtt_est, 4.19+ here): the time a
+	 * window took to arrive, and the TS option's ms echo */
+	int64_t rcv_rtt_us8;         /* rcv_rtt_est.rtt_us: us times 8; 0 = no sample yet */
+	uint64_t rcv_rtt_seq;        /* rcv_rtt_est.seq: the window's end when it started */
+	sim_ns rcv_rtt_time;         /* rcv_rtt_est.time; 0 = not started */
+	int64_t rcv_rtt_last_tsecr;  /* rcv_rtt_last_tsecr: the TS echo (ms) last sampled */
+	sim_ns ts_recent_at;         /* sender: the receiver's newest TSval seen (ts_recent), as a time */
+	int scaling_ratio;           /* tp->scaling_ratio (6.6+): payload per truesize, of 256 */
 
 	/* RTT and pacing (tcp_rtt_estimator; internal pacing, 4.13+; EDT, 4.20+) */
 	int64_t srtt_us8;            /* tp->srtt_us: smoothed RTT in us, times 8; 0 = no sample yet */

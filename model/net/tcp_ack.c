@@ -1,7 +1,8 @@
 /*
  * tcp_ack.c: the receiver's ACK policy, after Linux 3.6:
  *  - window selection: __tcp_select_window, tcp_select_window
- *    (tcp_output.c); tcp_win_from_space with tcp_adv_win_scale (tcp.h).
+ *    (tcp_output.c); tcp_win_from_space with tcp_adv_win_scale, or since
+ *    6.6 the measured scaling_ratio (tcp.c).
  *  - when an ACK goes: __tcp_ack_snd_check, quickack (TCP_MAX_QUICKACKS =
  *    16), tcp_send_ack (tcp_output.c), tcp_delack_timer (tcp_timer.c).
  */
@@ -56,6 +57,7 @@ void tcp_send_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint64_t 
 	tc->rcv_wnd = (uint32_t)new_win;
 	tc->rcv_wup = tc->rcv_nxt;
 	skb->conn = tc;
+	skb->ts_at = sim->now; /* its TSval */
 	skb->ack_seq = tc->rcv_nxt;
 	skb->wnd_end = tc->rcv_nxt + (uint64_t)new_win;
 	if (tc->ofo) /* the SACK blocks' reach; the queue is sorted by seq */

@@ -19,12 +19,16 @@
 #define TCP_MIN_MSS 88
 #define TCP_MAX_QUICKACKS 16
 #define TCP_INIT_RCVWND 10
+#define TCP_RMEM_TO_WIN_SCALE 8
+#define TCP_DEFAULT_SCALING_RATIO (1 << (TCP_RMEM_TO_WIN_SCALE - 1)) /* until a frame is measured */
 
 static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* tcp.c (set-up and checks) */
 int64_t tcp_win_from_space(const struct tcp_conn *tc, int64_t space);
+int64_t tcp_space_from_win(const struct tcp_conn *tc, int64_t win);
+void tcp_rcv_rtt_sample(struct sim *sim, struct tcp_conn *tc, const struct skb *skb);
 void tcp_check_conn(const struct tcp_conn *tc);
 
 /* tcp_output.c (output) */

@@ -26,24 +26,103 @@ int64_t tcp_sndbuf_want(const struct tcp_conn *tc, double cwnd, double reorderin
 	return 2 * (int64_t)nr * (pow2 + TCP_SKBUFF_BYTES);
 }
 
+/* tcp_rcv_rtt_update: 6.16+ latches a smaller sample at once and smooths
+ * only larger TS ones (commit b879dcb1aeec, "tcp: always seek for minimal
+ * rtt in tcp_rcv_rtt_update()"); 4.19 - 6.15 smooth TS samples (EWMA 1/8)
+ * and keep the least window sample. */
+static void rcv_rtt_update(struct tcp_conn *tc, int64_t sample_us, bool win_dep)
+{
+	int64_t old = tc->rcv_rtt_us8, m = sample_us << 3;
+
+	if (host_kernel_at_least(tc->rcv_host, 6, 16)) {
+		if (old == 0 || m < old)
+			tc->rcv_rtt_us8 = m;
+		else if (!win_dep)
+			tc->rcv_rtt_us8 = old - (old >> 3) + sample_us;
+		return;
+	}
+	if (old == 0)
+		tc->rcv_rtt_us8 = m;
+	else if (!win_dep)
+		tc->rcv_rtt_us8 = old + sample_us - (old >> 3);
+	else if (m < old)
+		tc->rcv_rtt_us8 = m;
+}
+
+/* The receiver's RTT samples from one data frame (4.19+ here):
+ *  - tcp_rcv_rtt_measure_ts: the TS option's echo of the receiver's own
+ *    TSval on a frame of at least rcv_mss, once per echoed value
+ *    (rcv_rtt_last_tsecr), in the TS clock's 1 ms units (TCP_TS_HZ,
+ *    4.13+); 4.13 - 6.15 count a 0 ms difference as 1 ms,
+ *    6.16+ drop it (commit d59fc95be9d0, "tcp: remove zero TCP TS samples
+ *    for autotuning") and skip a larger sample while data waits unread
+ *    (commit a00f135cd986);
+ *  - tcp_rcv_rtt_measure (tcp_event_data_recv): the time one advertised
+ *    window took to arrive. */
+void tcp_rcv_rtt_sample(struct sim *sim, struct tcp_conn *tc, const struct skb *skb)
+{
+	bool v616 = host_kernel_at_least(tc->rcv_host, 6, 16);
+
+	if (sim->sc->timestamps && skb->ts_at > 0 && skb->ts_at / NS_PER_MS != tc->rcv_rtt_last_tsecr) {
+		int64_t delta_ms = sim->now / NS_PER_MS - skb->ts_at / NS_PER_MS;
+		tc->rcv_rtt_last_tsecr = skb->ts_at / NS_PER_MS;
+		if (delta_ms == 0 && !v616)
+			delta_ms = 1;
+		if (skb->len >= (uint32_t)tc->rcv_mss && delta_ms > 0 &&
+		    !(v616 && delta_ms * 1000 * 8 > tc->rcv_rtt_us8 && tc->rcv_rtt_us8 > 0 && tc->rcv_nxt != tc->copied_seq))
+			rcv_rtt_update(tc, delta_ms * 1000, false);
+	}
+	if (tc->rcv_rtt_time == 0 || tc->rcv_nxt + skb->len >= tc->rcv_rtt_seq) {
+		if (tc->rcv_rtt_time != 0) {
+			int64_t us = (sim->now - tc->rcv_rtt_time) / NS_PER_US;
+			rcv_rtt_update(tc, us > 0 ? us : 1, true);
+		}
+		tc->rcv_rtt_seq = tc->rcv_nxt + skb->len + tc->rcv_wnd;
+		tc->rcv_rtt_time = sim->now;
+	}
+}
+
 /* An in-order skb's sequence space taken: rcv_nxt, rcv_mss, window growth
  * (tcp_event_data_recv). */
 static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
 {
 	uint32_t seg = skb->gso_size ? skb->gso_size : skb->len;
+	bool v419 = host_kernel_at_least(tc->rcv_host, 4, 19);
 
 	if (seg > skb->len)
 		seg = skb->len;
+	if (v419)
+		tcp_rcv_rtt_sample(tc->sim, tc, skb);
 	tc->rcv_nxt += skb->len;
 	if (skb->ce) /* tcp_ecn_check_ce: echoed as ECE on the next ACK */
 		tc->ce_rcvd_bytes += skb->len;
-	/* tcp_grow_window */
-	if (tc->rcv_ssthresh < tc->window_clamp &&
-	    tc->rcv_ssthresh < tcp_win_from_space(tc, tc->rcvbuf - tc->rmem_alloc) &&
-	    tcp_win_from_space(tc, skb->truesize) <= (int64_t)skb->len)
-		tc->rcv_ssthresh = min64(tc->rcv_ssthresh + 2 * tc->advmss, tc->window_clamp);
-	if ((int)seg >= tc->rcv_mss) /* tcp_measure_rcv_mss */
+	/* tcp_measure_rcv_mss; 6.6+ measures scaling_ratio (payload per
+	 * truesize) whenever rcv_mss changes, and the clamp follows */
+	if ((int)seg >= tc->rcv_mss) {
+		if ((int)seg != tc->rcv_mss && host_kernel_at_least(tc->rcv_host, 6, 6) && skb->truesize > 0) {
+			int64_t r = ((int64_t)skb->len << TCP_RMEM_TO_WIN_SCALE) / skb->truesize;
+			r = r < 1 ? 1 : r > 255 ? 255 : r;
+			if (r != tc->scaling_ratio) {
+				tc->scaling_ratio = (int)r;
+				tc->window_clamp = tcp_win_from_space(tc, tc->rcvbuf);
+				if (tc->window_clamp < tc->space_bytes)
+					tc->space_bytes = tc->window_clamp;
+			}
+		}
 		tc->rcv_mss = (int)min64(seg, tc->advmss);
+	}
+	/* tcp_grow_window.  4.19+ here: by the room left under the clamp and
+	 * the free space, at least twice the skb's payload (the kernel's form
+	 * for a long time before; the 3.x profiles were fitted with 2 advmss) */
+	if (v419) {
+		int64_t room = min64(tc->window_clamp, tcp_win_from_space(tc, tc->rcvbuf - tc->rmem_alloc)) - tc->rcv_ssthresh;
+		if (room > 0 && skb->len >= 128 && tcp_win_from_space(tc, skb->truesize) <= (int64_t)skb->len)
+			tc->rcv_ssthresh += min64(room, max64(2 * tc->advmss, 2 * (int64_t)skb->len));
+	} else if (tc->rcv_ssthresh < tc->window_clamp &&
+		   tc->rcv_ssthresh < tcp_win_from_space(tc, tc->rcvbuf - tc->rmem_alloc) &&
+		   tcp_win_from_space(tc, skb->truesize) <= (int64_t)skb->len) {
+		tc->rcv_ssthresh = min64(tc->rcv_ssthresh + 2 * tc->advmss, tc->window_clamp);
+	}
 }
 
 /* Queue an in-order skb and learn rcv_mss from it. */
@@ -181,6 +260,8 @@ void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb
 {
 	uint64_t ack_seq = ack->ack_seq;
 
+	if (ack->ts_at > tc->ts_recent_at) /* tcp_store_ts_recent */
+		tc->ts_recent_at = ack->ts_at;
 	if (ack->wnd_end > tc->snd_wnd_end)
 		tc->snd_wnd_end = ack->wnd_end;
 	if (ack->wnd_end - ack_seq > tc->max_window)

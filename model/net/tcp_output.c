@@ -438,6 +438,7 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 			tc->snd_sml = tc->snd_nxt; /* tcp_minshall_update */
 		tc->send_head = skb->next;
 		clone = skb_clone(sim, skb);
+		clone->ts_at = tc->ts_recent_at; /* TSecr: the receiver's newest TSval */
 		clone->segs = (uint16_t)tcp_segs_of(tc, skb->len);
 		clone->gso_size = clone->segs > 1 ? (uint32_t)tc->mss_bytes : 0; /* skb_shinfo()->gso_size */
 		clone->ect = tc->ect;
