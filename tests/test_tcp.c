@@ -24,6 +24,7 @@
 #include "sim.h"
 #include "skb.h"
 #include "tcp.h"
+#include "app.h"
 
 #define CAP_MAX 64
 
@@ -496,6 +497,42 @@ static void test_receiver_rtt_samples(void **state)
 	story_end(&st);
 }
 
+/* iperf3's server (iperf_run_server): select() until the socket is
+ * readable, then read().  select() holds no socket lock, so a frame that
+ * comes meanwhile is the softirq's and is queued; read()'s entry is a step
+ * of its own before the copy, and the ACK the copy allows leaves after it. */
+static void test_iperf3_reader_selects_then_reads(void **state)
+{
+	struct story st;
+	struct task *r;
+	uint64_t copied;
+	(void)state;
+
+	story_begin_k(&st, "16436", "6.5");
+	assert_int_equal(config_set(&st.sc, "app.loop", "iperf3", "test", &(struct tcpsim_err){0}), 0);
+	r = st.tc->receiver;
+	assert_true(app_receiver.step(&st.sim, st.c, r) == APP_RAN); /* select() */
+	assert_false(r->in_call);
+	st.tc->rcv_ssthresh = st.tc->window_clamp; /* unread data holds the ACK for the reader */
+	st.tc->rcv_wnd = (uint32_t)st.tc->window_clamp;
+	tcp_send_append(&st.sim, st.c, st.tc, 3 * 16384, false);
+	tcp_rcv(&st.sim, st.c, last(&st));
+	assert_true(st.tc->rq.head != NULL); /* queued by the softirq, no backlog */
+	assert_true(st.tc->rx_backlog.len == 0);
+	copied = st.tc->copied_seq;
+	assert_true(app_receiver.step(&st.sim, st.c, r) == APP_RAN); /* read()'s entry */
+	assert_true(r->in_call);
+	assert_true(st.tc->copied_seq == copied);
+	assert_int_equal(st.cap.n, 1);
+	while (r->in_call)
+		app_receiver.step(&st.sim, st.c, r); /* the copy, then tcp_cleanup_rbuf's ACK */
+	assert_true(st.tc->copied_seq == copied + 3 * 16384);
+	assert_int_equal(st.cap.n, 2);
+	assert_int_equal(last(&st)->kind, SKB_ACK);
+	tcp_rcv(&st.sim, st.c, last(&st));
+	story_end(&st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -511,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_slow_start_of_an_app_limited_sender),
 		cmocka_unit_test(test_scaling_ratio_since_6_6),
 		cmocka_unit_test(test_receiver_rtt_samples),
+		cmocka_unit_test(test_iperf3_reader_selects_then_reads),
 	};
 	return cmocka_run_group_tests_name("tcp stories", tests, NULL, NULL);
 }

@@ -8,10 +8,11 @@
  * sends what the windows allow and the call returns.  A full sndbuf puts
  * the task to sleep until ACKs free space (sk_stream_wait_memory).
  *
- * Receiver step: enter recv() (syscall cost), copy one skb's worth out
- * (copy cost per byte); return when recv_size bytes were copied or the
- * queue is empty after copying something; sleep on an empty queue
- * (sk_wait_data).  Software checksumming is charged where the receiving
+ * Receiver step: enter recv() (syscall cost; iperf3's server first waits
+ * in a select() that locks nothing, then enters read() as a step of its
+ * own), copy one skb's worth out (copy cost per byte); return when
+ * recv_size bytes were copied or the queue is empty after copying
+ * something; sleep on an empty queue (sk_wait_data; iperf3: in select()).  Software checksumming is charged where the receiving
  * device does not offload it (NIC path with offload.csum off).
  */
 #include "app.h"
@@ -273,10 +274,32 @@ static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task
 	uint32_t n;
 
 	if (!t->in_call) {
+		if (sim->sc->loop == LOOP_IPERF3) {
+			/* iperf_run_server: select() until the socket is readable
+			 * (tcp_poll: data queued), then read(); select() holds no
+			 * socket lock, so frames meanwhile are the softirq's, and a
+			 * reader woken there pays its read() call before it copies
+			 * and ACKs */
+			if (!t->app->in_select) {
+				cpu_charge(sim, c, COST_SYSCALL, c->host->cfg->cost_cycles[COST_SYSCALL]);
+				t->app->in_select = true;
+				return APP_RAN; /* tcp_poll looks at the end of it */
+			}
+			if (!tc->rq.head) {
+				tc->receiver_waiting = true;
+				sched_block(sim, c, t);
+				return APP_BLOCK;
+			}
+			t->app->in_select = false;
+			cpu_charge(sim, c, COST_SYSCALL, c->host->cfg->cost_cycles[COST_SYSCALL]);
+			t->in_call = true;
+			t->app->call_done = 0;
+			return APP_RAN; /* the copy follows the call's entry */
+		}
 		call_begin(sim, c, t, false);
 		t->in_call = true;
 		t->app->call_done = 0;
-		}
+	}
 	want = sim->sc->recv_size - t->app->call_done;
 	/* frames left to us (prequeue, sk_backlog) first: their TCP work is
 	 * ours, and one that fits is copied straight into our buffer */
