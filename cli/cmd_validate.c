@@ -347,6 +347,18 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 						   "(a lower bound of its wakeups), predicted %s (%.3f wakeups per write)\n",
 						idw, "", mc / mw, prg, ppw);
 			}
+			{
+				/* who sends the ACKs: on receipt (the transmitting CPU's
+				 * softirq) or the reader, after its copy (tcp_cleanup_rbuf);
+				 * on lo and veth the reader's ACK runs its own NET_RX on the
+				 * reader's CPU, one per ACK */
+				double ma = rs->runs[i].v[METRIC_ACKS_PER_S], mn = rs->runs[i].v[METRIC_RCV_CPU_NETRX_PER_S];
+				double pa = v->pred[i].v[METRIC_ACKS_PER_S], pr = v->pred[i].v[METRIC_ACKS_READ_PER_S];
+				if (isfinite(ma) && isfinite(mn) && ma > 0 && isfinite(pa) && isfinite(pr) && pa > 0)
+					fprintf(f, "  %-*s    ACKs: measured %.2f NET_RX runs on the reader's CPU per ACK "
+						   "(about 1: the reader sends them), predicted %.0f%% sent by the reader\n",
+						idw, "", mn / ma, 100.0 * pr / pa);
+			}
 			if (mb && pb) {
 				known++;
 				right += strcmp(mb, pb) == 0;

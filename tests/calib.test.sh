@@ -168,6 +168,18 @@ else
 	bad "validate miss" "exit $?: $(cat "$TMP/err")"
 fi
 
+# who sends the ACKs, measured (NET_RX runs on the reader's CPU per ACK) beside
+# the predicted share the reader sends: one live row, the committed profile
+head -2 validation/live/amd-epyc-2cpu.csv >"$TMP/live1.csv"
+printf 'include = %s/validation/live/amd-epyc-2cpu.fitted.cfg\n[run]\nwarmup = 50ms\nduration = 100ms\nci_target = 0\ncost_jitter = 0\n' \
+	"$(pwd)" >"$TMP/short.cfg"
+if "$TCPSIM" validate "$TMP/live1.csv" --profile "$TMP/short.cfg" >"$TMP/acks.txt" 2>"$TMP/err"; then
+	grep -q "ACKs: measured 0.97 NET_RX runs on the reader's CPU per ACK (about 1: the reader sends them), predicted [0-9]*% sent by the reader" "$TMP/acks.txt" \
+		&& ok "validate says who sends the ACKs, measured and predicted" || bad "validate ACKs line" "$(grep -A4 'Predicted bottleneck' "$TMP/acks.txt" | head -5)"
+else
+	bad "validate of a live row" "exit $?: $(head -c 300 "$TMP/err")"
+fi
+
 # --- compare --reps -----------------------------------------------------------------
 if "$TCPSIM" compare "$LO" "$LO" -s app.send_size=4K --reps 3 -j 2 >"$TMP/c.txt" 2>"$TMP/err"; then
 	grep -q "netperf.Throughput_Mbps" "$TMP/c.txt" && grep -q " ~ *[0-9]*%" "$TMP/c.txt" && grep -q "3 and 3 runs" "$TMP/c.txt" \
