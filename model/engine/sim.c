@@ -45,6 +45,7 @@ bool sim_step(struct sim *sim, sim_ns until)
 		  (unsigned long long)sim->events, (long long)ev.t, (long long)sim->now);
 	sim->now = ev.t;
 	sim->events++;
+	sim->step_until = until;
 	if (sim->trace)
 		sim->trace(sim->trace_ctx, &ev);
 	ev.fn(sim, ev.obj, ev.arg);

@@ -125,7 +125,9 @@ void cpu_release(struct cpu *c);
 /* Charge `cycles` of cost `cost` to the step in progress on c. */
 void cpu_charge(struct sim *sim, struct cpu *c, enum cost_id cost, double cycles);
 
-/* Run the next step(s) on c if it is between chunks. */
+/* Run the next step(s) on c if it is between chunks.  Only as an event
+ * handler's last act: a chunk whose end is the next event anyway ends
+ * inside it (sim_next_inline), and the steps after it run. */
 void cpu_dispatch(struct sim *sim, struct cpu *c);
 
 /* Ask c to dispatch soon (an event at `now`): safe from another CPU's step. */
