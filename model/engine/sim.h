@@ -193,7 +193,7 @@ uint64_t sim_at(struct sim *sim, sim_ns t, evq_fn fn, void *obj, uint64_t arg);
  * push now would take; else one the caller took earlier), the clock moved
  * to t, the event counted and handed to sim.trace; true, and the caller
  * runs what fn(sim, obj, arg) would.  false: nothing changed, schedule it
- * as usual.  Only a handler's last act may use this (nothing
+ * as usual with evq_push_seq when the caller took seq.  Only a handler's last act may use this (nothing
  * it does afterwards could schedule an earlier event); the event order,
  * the seqs and the count are those of the queue's path.  Off with
  * evq.front_off (the tests compare the two).

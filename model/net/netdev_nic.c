@@ -404,11 +404,25 @@ static void tx_end_ev(struct sim *sim, void *obj, uint64_t arg)
 		q->done++; /* its TX completion is posted */
 		coal_event(sim, q, false);
 	}
-	if (sim->sc->delay_ns > 0)
-		sim_at(sim, sim->now + sim->sc->delay_ns, arrive_ev, pkt, (uint64_t)p->peer->host->id);
-	else
+	if (sim->sc->delay_ns == 0) {
 		rx_arrive(sim, p->peer, pkt);
+		tx_kick(sim, p);
+		return;
+	}
+	/* The frame arrives link.delay later: an event with the seq it takes
+	 * now, but queued after the next frame starts, the handler's last act,
+	 * so that when nothing else comes before it (the common case: one
+	 * frame in flight, the CPUs between chunks) it arrives here and then,
+	 * in the same order of events (sim_next_inline). */
+	sim_ns at = sim->now + sim->sc->delay_ns;
+	uint64_t seq = evq_seq_take(&sim->evq);
+	uint64_t peer = (uint64_t)p->peer->host->id;
+
 	tx_kick(sim, p);
+	if (sim_next_inline(sim, at, seq, arrive_ev, pkt, peer, NULL))
+		rx_arrive(sim, p->peer, pkt);
+	else
+		evq_push_seq(&sim->evq, at, seq, arrive_ev, pkt, peer);
 }
 
 /*
