@@ -42,23 +42,6 @@ void cpu_release(struct cpu *c)
 	free(c->napi);
 }
 
-void cpu_charge(struct sim *sim, struct cpu *c, enum cost_id cost, double cycles)
-{
-	double ns, jitter = sim->sc->cost_jitter;
-
-	if (cycles <= 0)
-		return;
-	ns = cycles * c->host->ns_per_cycle;
-	if (jitter > 0) {
-		double f = 1.0 + jitter * rng_gaussian(c->rng, 1.0);
-		ns *= f < 0.05 ? 0.05 : f;
-	}
-	c->step_ns += ns;
-	c->acct.ctx_ns[c->step_ctx] += ns;
-	c->acct.cost_ns[cost] += ns;
-	c->acct.ctx_cost_ns[c->step_ctx][cost] += ns;
-}
-
 static void chunk_done(struct sim *sim, void *obj, uint64_t arg)
 {
 	struct cpu *c = obj;
