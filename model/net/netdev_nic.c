@@ -4,7 +4,8 @@
  *
  * Events: one per wire frame (the end of its serialisation, when the
  * transmitter takes the next frame), one more per frame when link.delay is
- * not zero (its arrival), one coalescing timer per port.  The transmitter
+ * not zero (its arrival: taken at once, without a queue entry, when it is
+ * the next event anyway; tx_end_ev), one coalescing timer per port.  The transmitter
  * keeps its clock in exact (double) nanoseconds so that rounding each
  * event to the integer clock never accumulates: back-to-back frames start
  * where the previous one ended, not where its event was rounded to.
