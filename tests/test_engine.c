@@ -8,8 +8,9 @@
  * change nothing but speed: two sims of one scenario, one with both and
  * one with front_off (neither), run the same number of events and every
  * event they run must agree in time, seq, handler and argument (sim.trace
- * hands each over), for NIC runs with and without link delay and loopback
- * runs with timers, cost jitter and several instances.  Both paths must
+ * hands each over), for NIC runs without link delay, with one frame in
+ * flight and with many, and loopback runs with timers, cost jitter and
+ * several instances.  Both paths must
  * also have been used, or the comparison proves nothing.
  *
  * Also: sim_ns_round, the inline llround the CPU and NIC round charged
@@ -149,6 +150,30 @@ static void test_nic_delay_same_trace(void **state)
 	same_trace(&sc, 300000);
 }
 
+/* A long fast wire: some 160 frames in flight each way, of which only the
+ * oldest has its arrival event queued (netdev_nic.c's arrive_ev queues the
+ * next one's with the key it took at its line time). */
+static void test_nic_long_wire_same_trace(void **state)
+{
+	struct scenario sc;
+	(void)state;
+
+	config_defaults(&sc);
+	set(&sc, "link.type", "nic");
+	set(&sc, "link.rate", "100Gbit");
+	set(&sc, "link.mtu", "1500");
+	set(&sc, "link.delay", "20us");
+	set(&sc, "host.ghz", "1000");
+	set(&sc, "offload.tso", "off");
+	set(&sc, "offload.gso", "off");
+	set(&sc, "offload.gro", "off");
+	set(&sc, "tcp.sndbuf", "4M");
+	set(&sc, "tcp.rcvbuf", "4M");
+	set(&sc, "run.warmup", "0");
+	set(&sc, "run.duration", "50ms");
+	same_trace(&sc, 300000);
+}
+
 static void test_loopback_same_trace(void **state)
 {
 	struct scenario sc;
@@ -274,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_streams),
 		cmocka_unit_test(test_nic_same_trace),
 		cmocka_unit_test(test_nic_delay_same_trace),
+		cmocka_unit_test(test_nic_long_wire_same_trace),
 		cmocka_unit_test(test_loopback_same_trace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

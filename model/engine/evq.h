@@ -27,8 +27,9 @@
  * beside the heap: the next step of a CPU is nearly always due before
  * anything else queued, and then its push and pop touch no heap at all.
  * front stays earlier than every key in the heap, so the order is the
- * heap's order exactly (front_off keeps everything in the heap: the tests
- * compare the two).
+ * heap's order exactly (front_off keeps everything in the heap and turns
+ * the other paths around the queue off too, sim.h's sim_next_inline and
+ * netdev_nic.c's one queued arrival per direction: the tests compare).
  * Callers read n, pushed, skipped, requeued and fronted and may set
  * front_off before the first push; the rest is the queue's own.
  *

@@ -4,8 +4,9 @@
  *
  * Events: one per wire frame (the end of its serialisation, when the
  * transmitter takes the next frame), one more per frame when link.delay is
- * not zero (its arrival: taken at once, without a queue entry, when it is
- * the next event anyway; tx_end_ev), one coalescing timer per port.  The transmitter
+ * not zero (its arrival: only the oldest frame in flight has its event
+ * queued, and it is taken at once, without a queue entry, when it is the
+ * next event anyway; tx_end_ev), one coalescing timer per port.  The transmitter
  * keeps its clock in exact (double) nanoseconds so that rounding each
  * event to the integer clock never accumulates: back-to-back frames start
  * where the previous one ended, not where its event was rounded to.
@@ -46,6 +47,8 @@ struct nic_pkt {
 	bool ce;                 /* data: marked Congestion Experienced */
 	uint32_t ece_bytes;      /* ACK: the CE-marked bytes it echoes */
 	sim_ns ts_at;            /* TS option: TSval (ACK) or TSecr (data), as a time */
+	sim_ns arrive_at;        /* in flight: its arrival event's time */
+	uint64_t arrive_seq;     /*   and seq */
 };
 
 struct nic_pkt_block {
@@ -96,6 +99,9 @@ struct nic_port {
 	double free_at_ns;       /* when the transmitter is free (exact) */
 	double busy_ns;          /* total line time used */
 	uint32_t on_wire;        /* frames sent toward the peer, not yet arrived */
+	/* those of them past their line time (link.delay > 0), oldest first:
+	 * only the oldest one's arrival event is queued (tx_end_ev) */
+	struct nic_pkt *fly_head, *fly_tail;
 	uint64_t backlog_bytes;  /* payload queued (the queues' qdiscs and rings) not yet on the wire */
 
 	struct nic_queue *q;     /* host.queues of them */
@@ -387,10 +393,26 @@ static void tx_kick(struct sim *sim, struct nic_port *p)
 	sim_at(sim, sim_ns_round(p->free_at_ns), tx_end_ev, pkt, (uint64_t)p->host->id);
 }
 
+/* The oldest frame in flight toward port arg arrives; the next one's
+ * arrival event is queued (with the key it took at its line time).  With
+ * evq.front_off every frame's event was queued at its line time (the
+ * tests compare the two). */
 static void arrive_ev(struct sim *sim, void *obj, uint64_t arg)
 {
 	struct nic *nic = sim->dev_state;
-	rx_arrive(sim, &nic->port[arg], obj);
+	struct nic_port *to = &nic->port[arg];
+	struct nic_pkt *pkt = obj, *next = pkt->next;
+
+	if (!sim->evq.front_off) {
+		INVARIANT(to->peer->fly_head == pkt, "nic%d: a frame arrived out of its order on the wire",
+			  to->host->id);
+		to->peer->fly_head = next;
+		if (next)
+			evq_push_seq(&sim->evq, next->arrive_at, next->arrive_seq, arrive_ev, next, arg);
+		else
+			to->peer->fly_tail = NULL;
+	}
+	rx_arrive(sim, to, pkt);
 }
 
 static void tx_end_ev(struct sim *sim, void *obj, uint64_t arg)
@@ -410,20 +432,45 @@ static void tx_end_ev(struct sim *sim, void *obj, uint64_t arg)
 		tx_kick(sim, p);
 		return;
 	}
-	/* The frame arrives link.delay later: an event with the seq it takes
-	 * now, but queued after the next frame starts, the handler's last act,
-	 * so that when nothing else comes before it (the common case: one
-	 * frame in flight, the CPUs between chunks) it arrives here and then,
-	 * in the same order of events (sim_next_inline). */
+	/*
+	 * The frame arrives link.delay later: an event with the seq it takes
+	 * now (evq_seq_take), so its place among the events at its time is
+	 * that of a push here.  Frames arrive in the order they left (one
+	 * delay, line times in order), so only the oldest in flight has its
+	 * event queued and arrive_ev queues the next one's, with its own key:
+	 * before it is due, as the keys are in order, so the order of events
+	 * is that of one event per frame queued here, and the queue holds
+	 * one arrival per direction however many frames are in flight (at
+	 * 100 Gbit/s some eight).  With none in flight its event is queued
+	 * after the next frame starts, the handler's last act, so that when
+	 * nothing else comes before it (one frame in flight, the CPUs between
+	 * chunks) it arrives here and then (sim_next_inline).
+	 */
 	sim_ns at = sim->now + sim->sc->delay_ns;
 	uint64_t seq = evq_seq_take(&sim->evq);
 	uint64_t peer = (uint64_t)p->peer->host->id;
 
-	tx_kick(sim, p);
-	if (sim_next_inline(sim, at, seq, arrive_ev, pkt, peer, NULL))
-		rx_arrive(sim, p->peer, pkt);
-	else
+	if (sim->evq.front_off) { /* one event per frame, queued now */
 		evq_push_seq(&sim->evq, at, seq, arrive_ev, pkt, peer);
+		tx_kick(sim, p);
+		return;
+	}
+	pkt->arrive_at = at;
+	pkt->arrive_seq = seq;
+	pkt->next = NULL;
+	if (p->fly_head) {
+		p->fly_tail->next = pkt;
+		p->fly_tail = pkt;
+		tx_kick(sim, p);
+		return;
+	}
+	tx_kick(sim, p);
+	if (sim_next_inline(sim, at, seq, arrive_ev, pkt, peer, NULL)) {
+		rx_arrive(sim, p->peer, pkt);
+		return;
+	}
+	p->fly_head = p->fly_tail = pkt;
+	evq_push_seq(&sim->evq, at, seq, arrive_ev, pkt, peer);
 }
 
 /*
