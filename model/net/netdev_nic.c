@@ -4,9 +4,11 @@
  *
  * Events: one per wire frame (the end of its serialisation, when the
  * transmitter takes the next frame), one more per frame when link.delay is
- * not zero (its arrival: only the oldest frame in flight has its event
- * queued, and it is taken at once, without a queue entry, when it is the
- * next event anyway; tx_end_ev), one coalescing timer per port.  The transmitter
+ * not zero (its arrival), one coalescing timer per port.  Of the arrivals
+ * only the oldest frame in flight's is queued, and a frame's end or its
+ * arrival that is the next event anyway is taken without a queue entry:
+ * a burst of back-to-back frames is one event from the queue (tx_end_ev);
+ * the order of events is the same.  The transmitter
  * keeps its clock in exact (double) nanoseconds so that rounding each
  * event to the integer clock never accumulates: back-to-back frames start
  * where the previous one ended, not where its event was rounded to.
@@ -337,8 +339,10 @@ static struct nic_queue *tx_pick(struct nic_port *p)
 	return NULL;
 }
 
-/* Start the next wire frame if the transmitter is free. */
-static void tx_kick(struct sim *sim, struct nic_port *p)
+/* Start the next wire frame if the transmitter is free: the frame, whose
+ * line time ends at sim_ns_round(p->free_at_ns), or NULL.  It schedules
+ * nothing (tx_kick does, or tx_end_ev). */
+static struct nic_pkt *tx_start(struct sim *sim, struct nic_port *p)
 {
 	struct nic *nic = sim->dev_state;
 	struct nic_queue *q;
@@ -348,11 +352,11 @@ static void tx_kick(struct sim *sim, struct nic_port *p)
 	double start, dur;
 
 	if (p->busy || !(q = tx_pick(p)))
-		return;
+		return NULL;
 	skb = q->next_tx;
 	if (rx_queue(sim, p->peer, skb->conn)->rx_len + p->on_wire >= (uint32_t)sim->sc->rx_ring) {
 		p->paused = true; /* 802.3x PAUSE from the peer */
-		return;
+		return NULL;
 	}
 	p->paused = false;
 	p->tx_cur = q->index;
@@ -390,7 +394,16 @@ static void tx_kick(struct sim *sim, struct nic_port *p)
 	sim->cnt.wire_busy_ns[p->host->id] = (uint64_t)sim_ns_round(p->busy_ns);
 	if (p->host->id == 0)
 		sim->cnt.wire_frames++;
-	sim_at(sim, sim_ns_round(p->free_at_ns), tx_end_ev, pkt, (uint64_t)p->host->id);
+	return pkt;
+}
+
+/* Start the next wire frame if the transmitter is free, its end an event. */
+static void tx_kick(struct sim *sim, struct nic_port *p)
+{
+	struct nic_pkt *pkt = tx_start(sim, p);
+
+	if (pkt)
+		sim_at(sim, sim_ns_round(p->free_at_ns), tx_end_ev, pkt, (uint64_t)p->host->id);
 }
 
 /* The oldest frame in flight toward port arg arrives; the next one's
@@ -415,62 +428,91 @@ static void arrive_ev(struct sim *sim, void *obj, uint64_t arg)
 	rx_arrive(sim, to, pkt);
 }
 
+/*
+ * The end of a frame's line time: its TX completion, its arrival (at once
+ * without link.delay), the next frame.
+ *
+ * With link.delay the frame arrives later: an event with the seq it takes
+ * now (evq_seq_take), so its place among the events at its time is that
+ * of a push here.  Frames arrive in the order they left (one delay, line
+ * times in order), so only the oldest in flight has its event queued and
+ * arrive_ev queues the next one's, with its own key: before it is due, as
+ * the keys are in order, so the order of events is that of one event per
+ * frame queued here, and the queue holds one arrival per direction however
+ * many frames are in flight (at 100 Gbit/s some eight).
+ *
+ * The next frame's end takes its seq where tx_kick would push it.  Both
+ * events are scheduled last, the arrival (the earlier key) first, and each
+ * is taken here when it is the next event anyway (sim_next_inline): the
+ * arrival when none is in flight and nothing queued or the next frame's
+ * end comes before it, the next frame's end when nothing queued does; then
+ * the loop goes on with that frame.  A burst of back-to-back frames with
+ * the CPUs between chunks is so one event, its frames' ends and arrivals
+ * at their own times, in the order their events would have run.
+ */
 static void tx_end_ev(struct sim *sim, void *obj, uint64_t arg)
 {
 	struct nic *nic = sim->dev_state;
 	struct nic_port *p = &nic->port[arg];
 	struct nic_pkt *pkt = obj;
-
-	p->busy = false;
-	if (pkt->last) {
-		struct nic_queue *q = &p->q[pkt->txq];
-		q->done++; /* its TX completion is posted */
-		coal_event(sim, q, false);
-	}
-	if (sim->sc->delay_ns == 0) {
-		rx_arrive(sim, p->peer, pkt);
-		tx_kick(sim, p);
-		return;
-	}
-	/*
-	 * The frame arrives link.delay later: an event with the seq it takes
-	 * now (evq_seq_take), so its place among the events at its time is
-	 * that of a push here.  Frames arrive in the order they left (one
-	 * delay, line times in order), so only the oldest in flight has its
-	 * event queued and arrive_ev queues the next one's, with its own key:
-	 * before it is due, as the keys are in order, so the order of events
-	 * is that of one event per frame queued here, and the queue holds
-	 * one arrival per direction however many frames are in flight (at
-	 * 100 Gbit/s some eight).  With none in flight its event is queued
-	 * after the next frame starts, the handler's last act, so that when
-	 * nothing else comes before it (one frame in flight, the CPUs between
-	 * chunks) it arrives here and then (sim_next_inline).
-	 */
-	sim_ns at = sim->now + sim->sc->delay_ns;
-	uint64_t seq = evq_seq_take(&sim->evq);
 	uint64_t peer = (uint64_t)p->peer->host->id;
 
-	if (sim->evq.front_off) { /* one event per frame, queued now */
-		evq_push_seq(&sim->evq, at, seq, arrive_ev, pkt, peer);
-		tx_kick(sim, p);
-		return;
+	for (;;) {
+		struct nic_pkt *next, *arriving = NULL;
+		sim_ns at = 0, next_at = 0;
+		uint64_t seq = 0, next_seq = 0;
+
+		p->busy = false;
+		if (pkt->last) {
+			struct nic_queue *q = &p->q[pkt->txq];
+			q->done++; /* its TX completion is posted */
+			coal_event(sim, q, false);
+		}
+		if (sim->sc->delay_ns == 0) {
+			rx_arrive(sim, p->peer, pkt);
+		} else {
+			at = sim->now + sim->sc->delay_ns;
+			seq = evq_seq_take(&sim->evq);
+			if (sim->evq.front_off) { /* one event per frame, queued now */
+				evq_push_seq(&sim->evq, at, seq, arrive_ev, pkt, peer);
+				tx_kick(sim, p);
+				return;
+			}
+			pkt->arrive_at = at;
+			pkt->arrive_seq = seq;
+			pkt->next = NULL;
+			if (p->fly_head) {
+				p->fly_tail->next = pkt;
+				p->fly_tail = pkt;
+			} else {
+				arriving = pkt;
+			}
+		}
+		if (sim->evq.front_off) { /* its end queued as tx_kick queues it */
+			tx_kick(sim, p);
+			return;
+		}
+		next = tx_start(sim, p);
+		if (next) {
+			next_at = sim_ns_round(p->free_at_ns);
+			next_seq = evq_seq_take(&sim->evq);
+		}
+		if (arriving) {
+			if ((!next || at <= next_at) && sim_next_inline(sim, at, seq, arrive_ev, pkt, peer, NULL)) {
+				rx_arrive(sim, p->peer, pkt);
+			} else {
+				p->fly_head = p->fly_tail = pkt;
+				evq_push_seq(&sim->evq, at, seq, arrive_ev, pkt, peer);
+			}
+		}
+		if (!next)
+			return;
+		if (!sim_next_inline(sim, next_at, next_seq, tx_end_ev, next, arg, NULL)) {
+			evq_push_seq(&sim->evq, next_at, next_seq, tx_end_ev, next, arg);
+			return;
+		}
+		pkt = next;
 	}
-	pkt->arrive_at = at;
-	pkt->arrive_seq = seq;
-	pkt->next = NULL;
-	if (p->fly_head) {
-		p->fly_tail->next = pkt;
-		p->fly_tail = pkt;
-		tx_kick(sim, p);
-		return;
-	}
-	tx_kick(sim, p);
-	if (sim_next_inline(sim, at, seq, arrive_ev, pkt, peer, NULL)) {
-		rx_arrive(sim, p->peer, pkt);
-		return;
-	}
-	p->fly_head = p->fly_tail = pkt;
-	evq_push_seq(&sim->evq, at, seq, arrive_ev, pkt, peer);
 }
 
 /*
