@@ -1,13 +1,17 @@
 /*
- * test_engine: the event loop with and without evq's front slot.
+ * test_engine: the event loop with and without its fast paths.
  *
  * evq keeps a key earlier than every pending one beside the heap (evq.h:
- * the next step of a CPU is nearly always such a key).  That must change
- * nothing but speed: two sims of one scenario, one with the slot and one
- * with front_off, step side by side and every event they run must agree in
- * time, seq, handler and argument (sim.trace hands each over), for NIC and
- * loopback runs with timers, cost jitter and several instances.  The slot
- * must also have been used, or the comparison proves nothing.
+ * the next step of a CPU is nearly always such a key), and a handler whose
+ * last act schedules the very next event runs it itself (sim.h:
+ * sim_next_inline; a CPU's next chunk end, a frame's arrival).  That must
+ * change nothing but speed: two sims of one scenario, one with both and
+ * one with front_off (neither), run the same number of events and every
+ * event they run must agree in time, seq, handler and argument (sim.trace
+ * hands each over), for NIC runs without link delay, with one frame in
+ * flight and with many, and loopback runs with timers, cost jitter and
+ * several instances.  Both paths must
+ * also have been used, or the comparison proves nothing.
  *
  * Also: sim_ns_round, the inline llround the CPU and NIC round charged
  * time with, against llround itself; and the random streams of rng.h: the
@@ -36,18 +40,34 @@
 #include "sim.h"
 #include "tcpsim.h"
 
+/* Every event a sim ran, in order (sim.trace hands each over). */
+struct ev_log {
+	struct evq_ev *ev;
+	size_t n, cap;
+};
+
 static void record(void *ctx, const struct evq_ev *ev)
 {
-	*(struct evq_ev *)ctx = *ev;
+	struct ev_log *l = ctx;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 4096;
+		l->ev = realloc(l->ev, l->cap * sizeof(*l->ev));
+		assert_non_null(l->ev);
+	}
+	l->ev[l->n++] = *ev;
 }
 
-/* Step both sims n events (or until both end) and compare each event. */
+/* Run both sims for about n events (or until they end) and compare them
+ * event by event.  a has the front slot and the events handlers take
+ * inline (sim_next_inline), b neither: one sim_step of a may run several
+ * events, so a runs first and b is stepped until it has run as many. */
 static void same_trace(const struct scenario *sc, long n)
 {
 	struct sim a, b;
-	struct evq_ev ea, eb;
+	struct ev_log la = {0}, lb = {0};
 	struct tcpsim_err err = {0};
-	long i;
+	bool a_ended = false, b_ended = false;
 
 	if (config_validate(sc, &err))
 		fail_msg("config_validate: %s", err.msg);
@@ -55,24 +75,38 @@ static void same_trace(const struct scenario *sc, long n)
 	assert_int_equal(sim_init(&b, sc, &err), 0);
 	b.evq.front_off = true;
 	a.trace = b.trace = record;
-	a.trace_ctx = &ea;
-	b.trace_ctx = &eb;
+	a.trace_ctx = &la;
+	b.trace_ctx = &lb;
 	sim_start(&a);
 	sim_start(&b);
-	for (i = 0; i < n; i++) {
-		bool ra = sim_step(&a, INT64_MAX), rb = sim_step(&b, INT64_MAX);
-		assert_int_equal(ra, rb);
-		if (!ra)
-			break;
-		if (ea.t != eb.t || ea.seq != eb.seq || ea.fn != eb.fn || ea.arg != eb.arg)
-			fail_msg("event %ld: (t %lld, seq %llu, arg %llu) with the front slot, "
-				 "(t %lld, seq %llu, arg %llu) without", i, (long long)ea.t,
-				 (unsigned long long)ea.seq, (unsigned long long)ea.arg, (long long)eb.t,
-				 (unsigned long long)eb.seq, (unsigned long long)eb.arg);
+	while (la.n < (size_t)n && !a_ended)
+		a_ended = !sim_step(&a, INT64_MAX);
+	while (lb.n < la.n && !b_ended)
+		b_ended = !sim_step(&b, INT64_MAX);
+	if (a_ended && !b_ended)
+		b_ended = !sim_step(&b, INT64_MAX);
+	assert_int_equal(a_ended, b_ended);
+	assert_int_equal(la.n, lb.n);
+	assert_int_equal(a.events, la.n); /* inline events are counted too */
+	assert_int_equal(b.events, lb.n);
+	for (size_t i = 0; i < la.n; i++) {
+		const struct evq_ev *ea = &la.ev[i], *eb = &lb.ev[i];
+		if (ea->t != eb->t || ea->seq != eb->seq || ea->fn != eb->fn ||
+		    ea->arg != eb->arg)
+			fail_msg("event %zu: (t %lld, seq %llu, arg %llu) with the front slot and inline events, "
+				 "(t %lld, seq %llu, arg %llu) without", i, (long long)ea->t,
+				 (unsigned long long)ea->seq, (unsigned long long)ea->arg, (long long)eb->t,
+				 (unsigned long long)eb->seq, (unsigned long long)eb->arg);
 	}
-	assert_true(i > n / 2);
-	assert_true(a.evq.fronted > (uint64_t)i / 20); /* the slot took part */
+	assert_true(la.n > (size_t)n / 2);
+	/* both took part (on loopback the inline events are most of what the
+	 * slot would take) */
+	assert_true(a.evq.fronted > la.n / 1000);
+	assert_true(a.inlined > la.n / 20);
 	assert_int_equal(b.evq.fronted, 0);
+	assert_int_equal(b.inlined, 0);
+	free(la.ev);
+	free(lb.ev);
 	sim_release(&a);
 	sim_release(&b);
 }
@@ -87,6 +121,53 @@ static void test_nic_same_trace(void **state)
 	set(&sc, "link.mtu", "1500");
 	set(&sc, "offload.tso", "off");
 	set(&sc, "app.instances", "2");
+	set(&sc, "tcp.rcvbuf", "4M");
+	set(&sc, "run.warmup", "0");
+	set(&sc, "run.duration", "50ms");
+	same_trace(&sc, 300000);
+}
+
+/* The bench's wire work (bench/common.cfg): a host so fast that the wire
+ * binds, a link delay, so that a frame's arrival is often the next event
+ * after its transmitter's (netdev_nic.c takes it inline then). */
+static void test_nic_delay_same_trace(void **state)
+{
+	struct scenario sc;
+	(void)state;
+
+	config_defaults(&sc);
+	set(&sc, "link.type", "nic");
+	set(&sc, "link.mtu", "1500");
+	set(&sc, "link.delay", "1us");
+	set(&sc, "host.ghz", "1000");
+	set(&sc, "offload.tso", "off");
+	set(&sc, "offload.gso", "off");
+	set(&sc, "offload.gro", "off");
+	set(&sc, "tcp.sndbuf", "4M");
+	set(&sc, "tcp.rcvbuf", "4M");
+	set(&sc, "run.warmup", "0");
+	set(&sc, "run.duration", "50ms");
+	same_trace(&sc, 300000);
+}
+
+/* A long fast wire: some 160 frames in flight each way, of which only the
+ * oldest has its arrival event queued (netdev_nic.c's arrive_ev queues the
+ * next one's with the key it took at its line time). */
+static void test_nic_long_wire_same_trace(void **state)
+{
+	struct scenario sc;
+	(void)state;
+
+	config_defaults(&sc);
+	set(&sc, "link.type", "nic");
+	set(&sc, "link.rate", "100Gbit");
+	set(&sc, "link.mtu", "1500");
+	set(&sc, "link.delay", "20us");
+	set(&sc, "host.ghz", "1000");
+	set(&sc, "offload.tso", "off");
+	set(&sc, "offload.gso", "off");
+	set(&sc, "offload.gro", "off");
+	set(&sc, "tcp.sndbuf", "4M");
 	set(&sc, "tcp.rcvbuf", "4M");
 	set(&sc, "run.warmup", "0");
 	set(&sc, "run.duration", "50ms");
@@ -217,6 +298,8 @@ int main(void)
 		cmocka_unit_test(test_gaussian_is_normal),
 		cmocka_unit_test(test_streams),
 		cmocka_unit_test(test_nic_same_trace),
+		cmocka_unit_test(test_nic_delay_same_trace),
+		cmocka_unit_test(test_nic_long_wire_same_trace),
 		cmocka_unit_test(test_loopback_same_trace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -158,6 +158,12 @@ uint64_t evq_push(struct evq *q, sim_ns t, evq_fn fn, void *obj, uint64_t arg)
 	return seq;
 }
 
+void evq_push_seq(struct evq *q, sim_ns t, uint64_t seq, evq_fn fn, void *obj, uint64_t arg)
+{
+	INVARIANT(seq > 0 && seq < q->next_seq, "evq_push_seq: seq %llu was never taken", (unsigned long long)seq);
+	evq_insert(q, t, seq, fn, obj, arg, NULL);
+}
+
 static void evq_drop_dead(struct evq *q);
 
 void evq_timer_arm(struct evq *q, struct evq_timer *tm, sim_ns t, evq_fn fn, void *obj, uint64_t arg)

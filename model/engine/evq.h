@@ -27,8 +27,9 @@
  * beside the heap: the next step of a CPU is nearly always due before
  * anything else queued, and then its push and pop touch no heap at all.
  * front stays earlier than every key in the heap, so the order is the
- * heap's order exactly (front_off keeps everything in the heap: the tests
- * compare the two).
+ * heap's order exactly (front_off keeps everything in the heap and turns
+ * the other paths around the queue off too, sim.h's sim_next_inline and
+ * netdev_nic.c's one queued arrival per direction: the tests compare).
  * Callers read n, pushed, skipped, requeued and fronted and may set
  * front_off before the first push; the rest is the queue's own.
  *
@@ -96,6 +97,12 @@ void evq_release(struct evq *q);
 
 /* Schedule fn(sim, obj, arg) at time t; returns the event's seq. */
 uint64_t evq_push(struct evq *q, sim_ns t, evq_fn fn, void *obj, uint64_t arg);
+
+/* The seq the next push would take, taken now: evq_push_seq schedules the
+ * event later with it, so it keeps the place in the order of events at its
+ * time that a push now would have given it. */
+static inline uint64_t evq_seq_take(struct evq *q) { return q->next_seq++; }
+void evq_push_seq(struct evq *q, sim_ns t, uint64_t seq, evq_fn fn, void *obj, uint64_t arg);
 
 /* Arm (or re-arm) a cancellable timer: any earlier event of tm dies. */
 void evq_timer_arm(struct evq *q, struct evq_timer *tm, sim_ns t, evq_fn fn, void *obj, uint64_t arg);

@@ -1,7 +1,8 @@
 /*
  * sim.c: the engine's services to every layer: scheduling an event, failing
- * a run with a user-facing error, and the host's kernel version.  Building a
- * sim from a scenario is the top's job (run.c: sim_init).
+ * a run with a user-facing error, the event loop's step (the host's kernel
+ * version and sim_next_inline are inline in sim.h).  Building a sim from a
+ * scenario is the top's job (run.c: sim_init).
  */
 #include "sim.h"
 
@@ -30,11 +31,6 @@ void sim_fail(struct sim *sim, const char *fmt, ...)
 	sim->stop = true;
 }
 
-bool host_kernel_at_least(const struct host *h, int major, int minor)
-{
-	return h->kernel_major > major || (h->kernel_major == major && h->kernel_minor >= minor);
-}
-
 bool sim_step(struct sim *sim, sim_ns until)
 {
 	struct evq_ev ev;
@@ -45,6 +41,7 @@ bool sim_step(struct sim *sim, sim_ns until)
 		  (unsigned long long)sim->events, (long long)ev.t, (long long)sim->now);
 	sim->now = ev.t;
 	sim->events++;
+	sim->step_until = until;
 	if (sim->trace)
 		sim->trace(sim->trace_ctx, &ev);
 	ev.fn(sim, ev.obj, ev.arg);

@@ -127,6 +127,8 @@ struct sim {
 	sim_ns now;
 	struct evq evq;
 	uint64_t events;
+	uint64_t inlined;            /* of them, run by sim_next_inline (no queue entry) */
+	sim_ns step_until;           /* the bound of the sim_step in progress */
 
 	struct host hosts[2];
 	int nhosts;
@@ -180,10 +182,50 @@ bool sim_step(struct sim *sim, sim_ns until);
 /* Schedule fn(sim, obj, arg) at absolute time t (>= now). */
 uint64_t sim_at(struct sim *sim, sim_ns t, evq_fn fn, void *obj, uint64_t arg);
 
+/*
+ * The event a handler would schedule as its very last act, run by the
+ * handler itself when it is certain to be the next event anyway: t is
+ * earlier than every queued key (strictly: at an equal t the order is by
+ * seq, and a queued key may have the smaller one), due by the bound of
+ * the sim_step in progress, the run not stopped, and tm (the timer it
+ * would be armed on, or NULL) has no entry queued.  Then it is taken
+ * exactly as a push and a pop would take it: its seq (0: a fresh one, as a
+ * push now would take; else one the caller took earlier), the clock moved
+ * to t, the event counted and handed to sim.trace; true, and the caller
+ * runs what fn(sim, obj, arg) would.  false: nothing changed, schedule it
+ * as usual with evq_push_seq when the caller took seq.  Only a handler's last act may use this (nothing
+ * it does afterwards could schedule an earlier event); the event order,
+ * the seqs and the count are those of the queue's path.  Off with
+ * evq.front_off (the tests compare the two).
+ */
+static inline bool sim_next_inline(struct sim *sim, sim_ns t, uint64_t seq, evq_fn fn, void *obj, uint64_t arg,
+				   const struct evq_timer *tm)
+{
+	struct evq *q = &sim->evq;
+
+	if (q->front_off || sim->stop || t > sim->step_until || t >= evq_peek_time(q) || (tm && tm->qseq))
+		return false;
+	if (!seq)
+		seq = q->next_seq++;
+	sim->now = t;
+	sim->events++;
+	sim->inlined++;
+	if (sim->trace) {
+		struct evq_ev ev = {.t = t, .seq = seq, .fn = fn, .obj = obj, .arg = arg,
+				    .timer = (struct evq_timer *)tm};
+		sim->trace(sim->trace_ctx, &ev);
+	}
+	return true;
+}
+
 /* Stop the run with a user-facing error (a setting the model cannot honour). */
 void sim_fail(struct sim *sim, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* The kernel a host imitates (host.kernel) is at least major.minor. */
-bool host_kernel_at_least(const struct host *h, int major, int minor);
+/* The kernel a host imitates (host.kernel) is at least major.minor
+ * (inline: the model asks on nearly every step). */
+static inline bool host_kernel_at_least(const struct host *h, int major, int minor)
+{
+	return h->kernel_major > major || (h->kernel_major == major && h->kernel_minor >= minor);
+}
 
 #endif

@@ -42,23 +42,6 @@ void cpu_release(struct cpu *c)
 	free(c->napi);
 }
 
-void cpu_charge(struct sim *sim, struct cpu *c, enum cost_id cost, double cycles)
-{
-	double ns, jitter = sim->sc->cost_jitter;
-
-	if (cycles <= 0)
-		return;
-	ns = cycles * c->host->ns_per_cycle;
-	if (jitter > 0) {
-		double f = 1.0 + jitter * rng_gaussian(c->rng, 1.0);
-		ns *= f < 0.05 ? 0.05 : f;
-	}
-	c->step_ns += ns;
-	c->acct.ctx_ns[c->step_ctx] += ns;
-	c->acct.cost_ns[cost] += ns;
-	c->acct.ctx_cost_ns[c->step_ctx][cost] += ns;
-}
-
 static void chunk_done(struct sim *sim, void *obj, uint64_t arg)
 {
 	struct cpu *c = obj;
@@ -68,16 +51,36 @@ static void chunk_done(struct sim *sim, void *obj, uint64_t arg)
 	cpu_dispatch(sim, c);
 }
 
-static void chunk_start(struct sim *sim, struct cpu *c, int ctx, sim_ns ns)
+/* What became of a step or a chunk (cpu_dispatch goes on after all but
+ * CHUNK_QUEUED). */
+enum chunk_fate {
+	CHUNK_NONE,   /* the step cost nothing: no chunk */
+	CHUNK_QUEUED, /* the chunk runs: chunk_done comes from the queue */
+	CHUNK_ENDED,  /* its end was the next event anyway: taken at once
+		       * (sim_next_inline), the clock is there, c is free */
+};
+
+/* Start a chunk of ns.  Only cpu_dispatch calls this, and cpu_dispatch is
+ * always its handler's last act (chunk_done, kick_ev, irq_ev), so when the
+ * chunk's end is due before anything queued it is the next event and ends
+ * here, as chunk_done would end it, without a queue entry: most steps of a
+ * poll or a send loop end so (a CPU's next step is nearly always due
+ * before anything else). */
+static enum chunk_fate chunk_start(struct sim *sim, struct cpu *c, int ctx, sim_ns ns)
 {
 	INVARIANT(ns > 0, "cpu%d: empty chunk", c->id);
 	c->running = ctx;
 	c->chunk_end = sim->now + ns;
+	if (sim_next_inline(sim, c->chunk_end, 0, chunk_done, c, 0, &c->chunk_tm)) {
+		c->running = -1; /* chunk_done's work, before its cpu_dispatch */
+		return CHUNK_ENDED;
+	}
 	evq_timer_arm(&sim->evq, &c->chunk_tm, c->chunk_end, chunk_done, c, 0);
+	return CHUNK_QUEUED;
 }
 
-/* Turn the step's charged time into a chunk; false if it cost nothing. */
-static bool step_finish(struct sim *sim, struct cpu *c)
+/* Turn the step's charged time into a chunk. */
+static enum chunk_fate step_finish(struct sim *sim, struct cpu *c)
 {
 	sim_ns ns = sim_ns_round(c->step_ns);
 
@@ -85,9 +88,8 @@ static bool step_finish(struct sim *sim, struct cpu *c)
 		ns = 1;
 	c->step_ns = 0;
 	if (ns == 0)
-		return false;
-	chunk_start(sim, c, c->step_ctx, ns);
-	return true;
+		return CHUNK_NONE;
+	return chunk_start(sim, c, c->step_ctx, ns);
 }
 
 static void step_begin(struct cpu *c, int ctx)
@@ -216,6 +218,8 @@ void cpu_softirq_inline(struct sim *sim, struct cpu *c)
 
 void cpu_dispatch(struct sim *sim, struct cpu *c)
 {
+	enum chunk_fate f;
+
 	for (int guard = 0;; guard++) {
 		INVARIANT(guard < 1000000, "cpu%d: no progress at t=%lld ns", c->id, (long long)sim->now);
 		if (c->running >= 0)
@@ -223,32 +227,45 @@ void cpu_dispatch(struct sim *sim, struct cpu *c)
 		if (c->nirq) {
 			step_begin(c, CTX_HARDIRQ);
 			irq_step(sim, c);
-			if (step_finish(sim, c))
+			if ((f = step_finish(sim, c)) == CHUNK_QUEUED)
 				return;
+			if (f == CHUNK_ENDED)
+				guard = 0;
 			continue;
 		}
 		if (c->left_ns[CTX_SOFTIRQ]) {
-			chunk_start(sim, c, CTX_SOFTIRQ, c->left_ns[CTX_SOFTIRQ]);
+			f = chunk_start(sim, c, CTX_SOFTIRQ, c->left_ns[CTX_SOFTIRQ]);
 			c->left_ns[CTX_SOFTIRQ] = 0;
-			return;
+			if (f == CHUNK_QUEUED)
+				return;
+			guard = 0;
+			continue;
 		}
 		if (softirq_pending(c) && !c->bh_off) {
 			step_begin(c, CTX_SOFTIRQ);
 			softirq_step(sim, c);
-			if (step_finish(sim, c))
+			if ((f = step_finish(sim, c)) == CHUNK_QUEUED)
 				return;
+			if (f == CHUNK_ENDED)
+				guard = 0;
 			continue;
 		}
 		if (c->left_ns[CTX_PROCESS]) {
-			chunk_start(sim, c, CTX_PROCESS, c->left_ns[CTX_PROCESS]);
+			f = chunk_start(sim, c, CTX_PROCESS, c->left_ns[CTX_PROCESS]);
 			c->left_ns[CTX_PROCESS] = 0;
-			return;
+			if (f == CHUNK_QUEUED)
+				return;
+			guard = 0;
+			continue;
 		}
 		step_begin(c, CTX_PROCESS);
 		sched_process_step(sim, c);
-		if (step_finish(sim, c)) {
+		if ((f = step_finish(sim, c)) != CHUNK_NONE) {
 			c->idle_since = -1;
-			return;
+			if (f == CHUNK_QUEUED)
+				return;
+			guard = 0;
+			continue;
 		}
 		if (c->curr == NULL && c->nirq == 0 && (!softirq_pending(c) || c->bh_off)) {
 			if (c->idle_since < 0)

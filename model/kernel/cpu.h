@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 
+#include "rng.h"
 #include "sim.h"
 
 enum irq_kind { IRQ_IPI_RES, IRQ_IPI_CAL, IRQ_TICK, IRQ_DEV, IRQ_TIMER_WAKE, IRQ_HRTIMER };
@@ -122,10 +123,29 @@ struct cpu_vectors {
 void cpu_init(struct sim *sim, struct host *h, struct cpu *c, int id, int ntasks_max, int nconns_max);
 void cpu_release(struct cpu *c);
 
-/* Charge `cycles` of cost `cost` to the step in progress on c. */
-void cpu_charge(struct sim *sim, struct cpu *c, enum cost_id cost, double cycles);
+/* Charge `cycles` of cost `cost` to the step in progress on c, with the
+ * run's cost jitter from c's own stream (inline: some two charges per
+ * event). */
+static inline void cpu_charge(struct sim *sim, struct cpu *c, enum cost_id cost, double cycles)
+{
+	double ns, jitter = sim->sc->cost_jitter;
 
-/* Run the next step(s) on c if it is between chunks. */
+	if (cycles <= 0)
+		return;
+	ns = cycles * c->host->ns_per_cycle;
+	if (jitter > 0) {
+		double f = 1.0 + jitter * rng_gaussian(c->rng, 1.0);
+		ns *= f < 0.05 ? 0.05 : f;
+	}
+	c->step_ns += ns;
+	c->acct.ctx_ns[c->step_ctx] += ns;
+	c->acct.cost_ns[cost] += ns;
+	c->acct.ctx_cost_ns[c->step_ctx][cost] += ns;
+}
+
+/* Run the next step(s) on c if it is between chunks.  Only as an event
+ * handler's last act: a chunk whose end is the next event anyway ends
+ * inside it (sim_next_inline), and the steps after it run. */
 void cpu_dispatch(struct sim *sim, struct cpu *c);
 
 /* Ask c to dispatch soon (an event at `now`): safe from another CPU's step. */

@@ -4,7 +4,11 @@
  *
  * Events: one per wire frame (the end of its serialisation, when the
  * transmitter takes the next frame), one more per frame when link.delay is
- * not zero (its arrival), one coalescing timer per port.  The transmitter
+ * not zero (its arrival), one coalescing timer per port.  Of the arrivals
+ * only the oldest frame in flight's is queued, and a frame's end or its
+ * arrival that is the next event anyway is taken without a queue entry:
+ * a burst of back-to-back frames is one event from the queue (tx_end_ev);
+ * the order of events is the same.  The transmitter
  * keeps its clock in exact (double) nanoseconds so that rounding each
  * event to the integer clock never accumulates: back-to-back frames start
  * where the previous one ended, not where its event was rounded to.
@@ -45,6 +49,8 @@ struct nic_pkt {
 	bool ce;                 /* data: marked Congestion Experienced */
 	uint32_t ece_bytes;      /* ACK: the CE-marked bytes it echoes */
 	sim_ns ts_at;            /* TS option: TSval (ACK) or TSecr (data), as a time */
+	sim_ns arrive_at;        /* in flight: its arrival event's time */
+	uint64_t arrive_seq;     /*   and seq */
 };
 
 struct nic_pkt_block {
@@ -95,6 +101,9 @@ struct nic_port {
 	double free_at_ns;       /* when the transmitter is free (exact) */
 	double busy_ns;          /* total line time used */
 	uint32_t on_wire;        /* frames sent toward the peer, not yet arrived */
+	/* those of them past their line time (link.delay > 0), oldest first:
+	 * only the oldest one's arrival event is queued (tx_end_ev) */
+	struct nic_pkt *fly_head, *fly_tail;
 	uint64_t backlog_bytes;  /* payload queued (the queues' qdiscs and rings) not yet on the wire */
 
 	struct nic_queue *q;     /* host.queues of them */
@@ -330,8 +339,10 @@ static struct nic_queue *tx_pick(struct nic_port *p)
 	return NULL;
 }
 
-/* Start the next wire frame if the transmitter is free. */
-static void tx_kick(struct sim *sim, struct nic_port *p)
+/* Start the next wire frame if the transmitter is free: the frame, whose
+ * line time ends at sim_ns_round(p->free_at_ns), or NULL.  It schedules
+ * nothing (tx_kick does, or tx_end_ev). */
+static struct nic_pkt *tx_start(struct sim *sim, struct nic_port *p)
 {
 	struct nic *nic = sim->dev_state;
 	struct nic_queue *q;
@@ -341,11 +352,11 @@ static void tx_kick(struct sim *sim, struct nic_port *p)
 	double start, dur;
 
 	if (p->busy || !(q = tx_pick(p)))
-		return;
+		return NULL;
 	skb = q->next_tx;
 	if (rx_queue(sim, p->peer, skb->conn)->rx_len + p->on_wire >= (uint32_t)sim->sc->rx_ring) {
 		p->paused = true; /* 802.3x PAUSE from the peer */
-		return;
+		return NULL;
 	}
 	p->paused = false;
 	p->tx_cur = q->index;
@@ -383,32 +394,125 @@ static void tx_kick(struct sim *sim, struct nic_port *p)
 	sim->cnt.wire_busy_ns[p->host->id] = (uint64_t)sim_ns_round(p->busy_ns);
 	if (p->host->id == 0)
 		sim->cnt.wire_frames++;
-	sim_at(sim, sim_ns_round(p->free_at_ns), tx_end_ev, pkt, (uint64_t)p->host->id);
+	return pkt;
 }
 
+/* Start the next wire frame if the transmitter is free, its end an event. */
+static void tx_kick(struct sim *sim, struct nic_port *p)
+{
+	struct nic_pkt *pkt = tx_start(sim, p);
+
+	if (pkt)
+		sim_at(sim, sim_ns_round(p->free_at_ns), tx_end_ev, pkt, (uint64_t)p->host->id);
+}
+
+/* The oldest frame in flight toward port arg arrives; the next one's
+ * arrival event is queued (with the key it took at its line time).  With
+ * evq.front_off every frame's event was queued at its line time (the
+ * tests compare the two). */
 static void arrive_ev(struct sim *sim, void *obj, uint64_t arg)
 {
 	struct nic *nic = sim->dev_state;
-	rx_arrive(sim, &nic->port[arg], obj);
+	struct nic_port *to = &nic->port[arg];
+	struct nic_pkt *pkt = obj, *next = pkt->next;
+
+	if (!sim->evq.front_off) {
+		INVARIANT(to->peer->fly_head == pkt, "nic%d: a frame arrived out of its order on the wire",
+			  to->host->id);
+		to->peer->fly_head = next;
+		if (next)
+			evq_push_seq(&sim->evq, next->arrive_at, next->arrive_seq, arrive_ev, next, arg);
+		else
+			to->peer->fly_tail = NULL;
+	}
+	rx_arrive(sim, to, pkt);
 }
 
+/*
+ * The end of a frame's line time: its TX completion, its arrival (at once
+ * without link.delay), the next frame.
+ *
+ * With link.delay the frame arrives later: an event with the seq it takes
+ * now (evq_seq_take), so its place among the events at its time is that
+ * of a push here.  Frames arrive in the order they left (one delay, line
+ * times in order), so only the oldest in flight has its event queued and
+ * arrive_ev queues the next one's, with its own key: before it is due, as
+ * the keys are in order, so the order of events is that of one event per
+ * frame queued here, and the queue holds one arrival per direction however
+ * many frames are in flight (at 100 Gbit/s some eight).
+ *
+ * The next frame's end takes its seq where tx_kick would push it.  Both
+ * events are scheduled last, the arrival (the earlier key) first, and each
+ * is taken here when it is the next event anyway (sim_next_inline): the
+ * arrival when none is in flight and nothing queued or the next frame's
+ * end comes before it, the next frame's end when nothing queued does; then
+ * the loop goes on with that frame.  A burst of back-to-back frames with
+ * the CPUs between chunks is so one event, its frames' ends and arrivals
+ * at their own times, in the order their events would have run.
+ */
 static void tx_end_ev(struct sim *sim, void *obj, uint64_t arg)
 {
 	struct nic *nic = sim->dev_state;
 	struct nic_port *p = &nic->port[arg];
 	struct nic_pkt *pkt = obj;
+	uint64_t peer = (uint64_t)p->peer->host->id;
 
-	p->busy = false;
-	if (pkt->last) {
-		struct nic_queue *q = &p->q[pkt->txq];
-		q->done++; /* its TX completion is posted */
-		coal_event(sim, q, false);
+	for (;;) {
+		struct nic_pkt *next, *arriving = NULL;
+		sim_ns at = 0, next_at = 0;
+		uint64_t seq = 0, next_seq = 0;
+
+		p->busy = false;
+		if (pkt->last) {
+			struct nic_queue *q = &p->q[pkt->txq];
+			q->done++; /* its TX completion is posted */
+			coal_event(sim, q, false);
+		}
+		if (sim->sc->delay_ns == 0) {
+			rx_arrive(sim, p->peer, pkt);
+		} else {
+			at = sim->now + sim->sc->delay_ns;
+			seq = evq_seq_take(&sim->evq);
+			if (sim->evq.front_off) { /* one event per frame, queued now */
+				evq_push_seq(&sim->evq, at, seq, arrive_ev, pkt, peer);
+				tx_kick(sim, p);
+				return;
+			}
+			pkt->arrive_at = at;
+			pkt->arrive_seq = seq;
+			pkt->next = NULL;
+			if (p->fly_head) {
+				p->fly_tail->next = pkt;
+				p->fly_tail = pkt;
+			} else {
+				arriving = pkt;
+			}
+		}
+		if (sim->evq.front_off) { /* its end queued as tx_kick queues it */
+			tx_kick(sim, p);
+			return;
+		}
+		next = tx_start(sim, p);
+		if (next) {
+			next_at = sim_ns_round(p->free_at_ns);
+			next_seq = evq_seq_take(&sim->evq);
+		}
+		if (arriving) {
+			if ((!next || at <= next_at) && sim_next_inline(sim, at, seq, arrive_ev, pkt, peer, NULL)) {
+				rx_arrive(sim, p->peer, pkt);
+			} else {
+				p->fly_head = p->fly_tail = pkt;
+				evq_push_seq(&sim->evq, at, seq, arrive_ev, pkt, peer);
+			}
+		}
+		if (!next)
+			return;
+		if (!sim_next_inline(sim, next_at, next_seq, tx_end_ev, next, arg, NULL)) {
+			evq_push_seq(&sim->evq, next_at, next_seq, tx_end_ev, next, arg);
+			return;
+		}
+		pkt = next;
 	}
-	if (sim->sc->delay_ns > 0)
-		sim_at(sim, sim->now + sim->sc->delay_ns, arrive_ev, pkt, (uint64_t)p->peer->host->id);
-	else
-		rx_arrive(sim, p->peer, pkt);
-	tx_kick(sim, p);
 }
 
 /*
