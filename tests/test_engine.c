@@ -128,25 +128,32 @@ static void test_nic_same_trace(void **state)
 }
 
 /* The bench's wire work (bench/common.cfg): a host so fast that the wire
- * binds, a link delay, so that a frame's arrival is often the next event
- * after its transmitter's (netdev_nic.c takes it inline then). */
+ * binds, one segment per frame, a link of `rate` and `delay`. */
+static void wire_work(struct scenario *sc, const char *rate, const char *delay)
+{
+	config_defaults(sc);
+	set(sc, "link.type", "nic");
+	set(sc, "link.rate", rate);
+	set(sc, "link.mtu", "1500");
+	set(sc, "link.delay", delay);
+	set(sc, "host.ghz", "1000");
+	set(sc, "offload.tso", "off");
+	set(sc, "offload.gso", "off");
+	set(sc, "offload.gro", "off");
+	set(sc, "tcp.sndbuf", "4M");
+	set(sc, "tcp.rcvbuf", "4M");
+	set(sc, "run.warmup", "0");
+	set(sc, "run.duration", "50ms");
+}
+
+/* With a link delay a frame's arrival is often the next event after its
+ * transmitter's (netdev_nic.c takes it inline then). */
 static void test_nic_delay_same_trace(void **state)
 {
 	struct scenario sc;
 	(void)state;
 
-	config_defaults(&sc);
-	set(&sc, "link.type", "nic");
-	set(&sc, "link.mtu", "1500");
-	set(&sc, "link.delay", "1us");
-	set(&sc, "host.ghz", "1000");
-	set(&sc, "offload.tso", "off");
-	set(&sc, "offload.gso", "off");
-	set(&sc, "offload.gro", "off");
-	set(&sc, "tcp.sndbuf", "4M");
-	set(&sc, "tcp.rcvbuf", "4M");
-	set(&sc, "run.warmup", "0");
-	set(&sc, "run.duration", "50ms");
+	wire_work(&sc, "10Gbit", "1us");
 	same_trace(&sc, 300000);
 }
 
@@ -158,19 +165,7 @@ static void test_nic_long_wire_same_trace(void **state)
 	struct scenario sc;
 	(void)state;
 
-	config_defaults(&sc);
-	set(&sc, "link.type", "nic");
-	set(&sc, "link.rate", "100Gbit");
-	set(&sc, "link.mtu", "1500");
-	set(&sc, "link.delay", "20us");
-	set(&sc, "host.ghz", "1000");
-	set(&sc, "offload.tso", "off");
-	set(&sc, "offload.gso", "off");
-	set(&sc, "offload.gro", "off");
-	set(&sc, "tcp.sndbuf", "4M");
-	set(&sc, "tcp.rcvbuf", "4M");
-	set(&sc, "run.warmup", "0");
-	set(&sc, "run.duration", "50ms");
+	wire_work(&sc, "100Gbit", "20us");
 	same_trace(&sc, 300000);
 }
 

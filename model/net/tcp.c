@@ -273,12 +273,11 @@ static void rcvbuf_grow(struct tcp_conn *tc, int64_t copied)
 		rcvwin += 16 * (int64_t)tc->advmss;
 	if (old > 0 && (!v616 || host_kernel_at_least(tc->rcv_host, 6, 18)))
 		rcvwin += 2 * (rcvwin * (copied - old) / old);
-	if (tc->ofo) { /* 6.16+: and what the out-of-order queue holds beyond rcv_nxt */
+	if (v616 && tc->ofo) { /* and what the out-of-order queue holds beyond rcv_nxt */
 		const struct skb *o = tc->ofo;
 		while (o->next)
 			o = o->next;
-		if (v616)
-			rcvwin += (int64_t)(o->seq + o->len - tc->rcv_nxt);
+		rcvwin += (int64_t)(o->seq + o->len - tc->rcv_nxt);
 	}
 	rcvbuf = min64(tcp_space_from_win(tc, rcvwin), sc->rmem_max);
 	if (rcvbuf > tc->rcvbuf) {

@@ -27,8 +27,9 @@ int64_t tcp_sndbuf_want(const struct tcp_conn *tc, double cwnd, double reorderin
 }
 
 /* tcp_rcv_rtt_update: 6.16+ latches a smaller sample at once and smooths
- * only larger TS ones (commit b879dcb1aeec, "tcp: always seek for minimal
- * rtt in tcp_rcv_rtt_update()"); 4.19 - 6.15 smooth TS samples (EWMA 1/8)
+ * only larger TS ones, and those only while nothing waits unread (commits
+ * b879dcb1aeec, "tcp: always seek for minimal rtt in tcp_rcv_rtt_update()",
+ * and a00f135cd986); 4.19 - 6.15 smooth TS samples (EWMA 1/8)
  * and keep the least window sample. */
 static void rcv_rtt_update(struct tcp_conn *tc, int64_t sample_us, bool win_dep)
 {
@@ -37,7 +38,7 @@ static void rcv_rtt_update(struct tcp_conn *tc, int64_t sample_us, bool win_dep)
 	if (host_kernel_at_least(tc->rcv_host, 6, 16)) {
 		if (old == 0 || m < old)
 			tc->rcv_rtt_us8 = m;
-		else if (!win_dep)
+		else if (!win_dep && tc->rcv_nxt == tc->copied_seq)
 			tc->rcv_rtt_us8 = old - (old >> 3) + sample_us;
 		return;
 	}
@@ -55,21 +56,21 @@ static void rcv_rtt_update(struct tcp_conn *tc, int64_t sample_us, bool win_dep)
  *    (rcv_rtt_last_tsecr), in the TS clock's 1 ms units (TCP_TS_HZ,
  *    4.13+); 4.13 - 6.15 count a 0 ms difference as 1 ms,
  *    6.16+ drop it (commit d59fc95be9d0, "tcp: remove zero TCP TS samples
- *    for autotuning") and skip a larger sample while data waits unread
- *    (commit a00f135cd986);
+ *    for autotuning");
  *  - tcp_rcv_rtt_measure (tcp_event_data_recv): the time one advertised
  *    window took to arrive. */
 void tcp_rcv_rtt_sample(struct sim *sim, struct tcp_conn *tc, const struct skb *skb)
 {
 	bool v616 = host_kernel_at_least(tc->rcv_host, 6, 16);
 
-	if (sim->sc->timestamps && skb->ts_at > 0 && skb->ts_at / NS_PER_MS != tc->rcv_rtt_last_tsecr) {
-		int64_t delta_ms = sim->now / NS_PER_MS - skb->ts_at / NS_PER_MS;
-		tc->rcv_rtt_last_tsecr = skb->ts_at / NS_PER_MS;
+	int64_t tsecr_ms = skb->ts_at / NS_PER_MS;
+
+	if (sim->sc->timestamps && skb->ts_at > 0 && tsecr_ms != tc->rcv_rtt_last_tsecr) {
+		int64_t delta_ms = sim->now / NS_PER_MS - tsecr_ms;
+		tc->rcv_rtt_last_tsecr = tsecr_ms;
 		if (delta_ms == 0 && !v616)
 			delta_ms = 1;
-		if (skb->len >= (uint32_t)tc->rcv_mss && delta_ms > 0 &&
-		    !(v616 && delta_ms * 1000 * 8 > tc->rcv_rtt_us8 && tc->rcv_rtt_us8 > 0 && tc->rcv_nxt != tc->copied_seq))
+		if (skb->len >= (uint32_t)tc->rcv_mss && delta_ms > 0)
 			rcv_rtt_update(tc, delta_ms * 1000, false);
 	}
 	if (tc->rcv_rtt_time == 0 || tc->rcv_nxt + skb->len >= tc->rcv_rtt_seq) {
