@@ -337,28 +337,30 @@ static void test_all_optimisations_bound_by_receiver_copy(void **state)
 
 /* Their sample: tcp/ip 37.2, netdev 16.1, etc 9.7, skb 7.1, mm 7.0, lock
  * 5.0, sched 4.9, data_copy 4.6 (% of the samples of the reader's and the
- * interrupt's CPUs). */
-static void test_no_offload_tcpip_largest(void **state)
+ * interrupt's CPUs).  The top three in their order: tcp/ip, netdev, then
+ * etc or skb (7.1 and 9.7, the two close). */
+static void test_no_offload_top_three(void **state)
 {
 	struct scenario sc;
 	struct metrics m;
 	double v[CAT_N];
+	int order[CAT_N];
 	(void)state;
 
 	load_run("scenarios/modern/cai-nooffload.cfg", &sc, &m, NULL, NULL);
 	for (int c = 0; c < CAT_N; c++)
 		v[c] = m.v[METRIC_CAT(1, 0, c)];
+	costcat_order(v, order);
 	assert_true(m.v[METRIC_SEGS_PER_FRAME] > 1); /* GSO in software: always on since 4.13 */
-	if (top_cat(&m, 1, 0) != CAT_TCPIP)
-		fail_msg("receiver's largest category is %s (%.1f%%), not tcp/ip (%.1f%%)",
-			 costcat_name(top_cat(&m, 1, 0)), v[top_cat(&m, 1, 0)], v[CAT_TCPIP]);
-	/* netdev ahead of skb (their 2.3 times: the scenario's rx_seg is
-	 * derived from it), and the copy, whose cost comes from the other run,
-	 * behind both as in their sample */
-	if (!(v[CAT_NETDEV] > v[CAT_SKB] && v[CAT_SKB] > v[CAT_DATA_COPY] && v[CAT_SKB] > v[CAT_MM]))
-		fail_msg("receiver: netdev %.1f%%, skb %.1f%%, data_copy %.1f%%, mm %.1f%%: not netdev > skb > "
-			 "data_copy, mm",
-			 v[CAT_NETDEV], v[CAT_SKB], v[CAT_DATA_COPY], v[CAT_MM]);
+	if (order[0] != CAT_TCPIP || order[1] != CAT_NETDEV || (order[2] != CAT_SKB && order[2] != CAT_ETC))
+		fail_msg("receiver's top three: %s %.1f%%, %s %.1f%%, %s %.1f%%; not tcp/ip, netdev, then skb or etc",
+			 costcat_name(order[0]), v[order[0]], costcat_name(order[1]), v[order[1]],
+			 costcat_name(order[2]), v[order[2]]);
+	/* the copy, whose cost comes from the other run, behind skb as in
+	 * their sample */
+	if (!(v[CAT_SKB] > v[CAT_DATA_COPY] && v[CAT_SKB] > v[CAT_MM]))
+		fail_msg("receiver: skb %.1f%%, data_copy %.1f%%, mm %.1f%%: not skb > data_copy, mm", v[CAT_SKB],
+			 v[CAT_DATA_COPY], v[CAT_MM]);
 	expect_range(v[CAT_DATA_COPY], 2, 8, "receiver's data_copy share (theirs 4.6)");
 	/* the interrupt is on another CPU than the reader (no aRFS): the
 	 * softirq's share is tcp/ip and netdev, the reader's has the copy */
@@ -376,7 +378,7 @@ int main(void)
 		cmocka_unit_test(test_csv_json_round_trip),
 		cmocka_unit_test(test_folded_round_trip),
 		cmocka_unit_test(test_all_optimisations_bound_by_receiver_copy),
-		cmocka_unit_test(test_no_offload_tcpip_largest),
+		cmocka_unit_test(test_no_offload_top_three),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -241,6 +241,36 @@ static void test_idle_poll_and_exit(void **state)
 		fail_msg("a 500 us exit latency: %.0f wakeups/s against %.0f without (busy %.3f %.3f tput %.1f %.1f cal %.0f)", m_of(&slow, "wakeups_per_s"), m_of(&halt, "wakeups_per_s"), m_of(&slow, "rcv_cpu_busy_pct"), m_of(&halt, "rcv_cpu_busy_pct"), m_of(&slow, "throughput_mbps"), m_of(&halt, "throughput_mbps"), m_of(&slow, "cal_ipis_per_s"));
 }
 
+/* host.idle = mwait: a CPU waiting in MWAIT is woken by the write of its
+ * TIF_NEED_RESCHED, never by an IPI, before 5.8 (resched_curr's RES) as
+ * since (the wakelist's CAL), and also while it is still switching to its
+ * idle task; unlike the poll window, the exit latency still applies. */
+static void test_mwait_wakes_without_ipi(void **state)
+{
+	static const char *const kernels[] = {"5.4", "6.1"};
+	struct scenario sc;
+	struct metrics halt, mwait, slow;
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		base(&sc, kernels[k]);
+		set(&sc, "cost.tx_frame", "400000"); /* the reader sleeps between frames */
+		run(&sc, &halt);
+		set(&sc, "host.idle", "mwait");
+		run(&sc, &mwait);
+		set(&sc, "host.idle_exit", "500us");
+		run(&sc, &slow);
+		double ipis = m_of(&halt, "res_ipis_per_s") + m_of(&halt, "cal_ipis_per_s");
+		expect_range(ipis, 0.9 * m_of(&halt, "wakeups_per_s"), 1e9, "halt: an IPI per wakeup");
+		expect_range(m_of(&mwait, "res_ipis_per_s") + m_of(&mwait, "cal_ipis_per_s"), 0, 0.02 * ipis,
+			     "mwait: (almost) no IPI");
+		expect_range(m_of(&mwait, "wake_no_ipi_per_s"), 0.9 * m_of(&mwait, "wakeups_per_s"), 1e9,
+			     "mwait: wakeups without an IPI");
+		if (!(m_of(&slow, "wakeups_per_s") < 0.98 * m_of(&mwait, "wakeups_per_s")))
+			fail_msg("%s, mwait with a 500 us exit: %.0f wakeups/s against %.0f without", kernels[k],
+				 m_of(&slow, "wakeups_per_s"), m_of(&mwait, "wakeups_per_s"));
+	}
+}
+
 static void test_iperf3_select_per_call(void **state)
 {
 	struct scenario sc;
@@ -256,6 +286,11 @@ static void test_iperf3_select_per_call(void **state)
 	double a = np.host_cat_pct[0][COST_SYSCALL] / m_of(&np, "throughput_mbps");
 	double b = ip.host_cat_pct[0][COST_SYSCALL] / m_of(&ip, "throughput_mbps");
 	expect_range(b / a, 1.5, 1.6, "syscall time per Mbit/s, iperf3 against netperf");
+	/* iperf 2's loops are netperf's: a blocking call per buffer */
+	set(&sc, "app.loop", "iperf2");
+	run(&sc, &ip);
+	expect_within(m_of(&ip, "throughput_mbps"), m_of(&np, "throughput_mbps"), 0, "iperf2 against netperf");
+	expect_within(ip.host_cat_pct[0][COST_SYSCALL], np.host_cat_pct[0][COST_SYSCALL], 0, "iperf2's system calls");
 }
 
 /* A frame a task sends over lo is received inside its send (netif_rx, then
@@ -394,6 +429,7 @@ int main(void)
 		cmocka_unit_test(test_veth_gro_merges_what_was_segmented),
 		cmocka_unit_test(test_wscale_window_defers_acks),
 		cmocka_unit_test(test_idle_poll_and_exit),
+		cmocka_unit_test(test_mwait_wakes_without_ipi),
 		cmocka_unit_test(test_iperf3_select_per_call),
 		cmocka_unit_test(test_lo_receive_inside_send),
 		cmocka_unit_test(test_eevdf_run_to_parity),

@@ -124,9 +124,11 @@ static const char *const qdisc_names[] = {[QDISC_PFIFO_FAST] = "pfifo_fast", [QD
 static const char *const domains_names[] = {[DOMAINS_HOST] = "host", [DOMAINS_LLC] = "llc", NULL};
 static const char *const sendfile_names[] = {[SENDFILE_LINUX] = "linux", [SENDFILE_FREEBSD_OLD] = "freebsd-old",
 					    [SENDFILE_FREEBSD_NEW] = "freebsd-new", NULL};
+static const char *const idle_names[] = {[IDLE_HALT] = "halt", [IDLE_MWAIT] = "mwait", NULL};
 static const char *const steering_names[] = {[STEER_RSS] = "rss", [STEER_RPS] = "rps", [STEER_RFS] = "rfs",
 					    [STEER_ARFS] = "arfs", NULL};
-static const char *const loop_names[] = {[LOOP_NETPERF] = "netperf", [LOOP_IPERF3] = "iperf3", NULL};
+static const char *const loop_names[] = {[LOOP_NETPERF] = "netperf", [LOOP_IPERF3] = "iperf3",
+					[LOOP_IPERF2] = "iperf2", NULL};
 static const char *const test_names[] = {
 	[APP_TCP_STREAM] = "TCP_STREAM", [APP_TCP_SENDFILE] = "TCP_SENDFILE", NULL};
 
@@ -185,6 +187,9 @@ static const struct row rows[] = {
 	 .help = "an idle CPU polls this long before it halts: a wakeup meanwhile needs no IPI (sched_wake_idle_without_ipi)"},
 	{HKEY("idle_exit"), .type = T_TIME, HC(idle_exit_ns), .min = 0, .max = SEC, .def = "0", .unit = "us",
 	 .help = "exit latency of a halted CPU: from the IPI to the first instruction it runs (a VM: the vCPU rescheduled)"},
+	{HKEY("idle"), .type = T_ENUM, HC(idle), .names = idle_names, .def = "halt", .unit = "",
+	 .help = "how an idle CPU waits past idle_poll: halt (an IPI wakes it) or mwait (intel_idle, mwait_idle_with_hints: "
+		 "writing its flags wakes it, no IPI, still after idle_exit)"},
 	/* the host's NIC (link.type = nic): IRQ affinity and ethtool -C.  Defaults:
 	 * the Linux myri10ge driver of 2006 (myri10ge_intr_coal_delay = 25 us, no
 	 * frame count; TX completions share the interrupt) */
@@ -320,7 +325,7 @@ static const struct row rows[] = {
 	{KEY(G_APP, "app", "instances"), .type = T_INT, SC(instances), .min = 1, .max = 4096,
 	 .def = "1", .unit = "pairs", .help = "concurrent sender/receiver pairs"},
 	{KEY(G_APP, "app", "loop"), .type = T_ENUM, SC(loop), .names = loop_names,
-	 .def = "netperf", .unit = "", .help = "the applications' loop: netperf (a blocking call per message) or iperf3 (select() before each read() and write())"},
+	 .def = "netperf", .unit = "", .help = "the applications' loop: netperf or iperf2 (a blocking call per message) or iperf3 (select() before each read() and write())"},
 	{KEY(G_APP, "app", "send_cpu"), .type = T_INT, SC(send_cpu), .min = -1, .max = 255,
 	 .def = "-1", .unit = "CPU", .help = "sender's CPU; -1 = scheduler decides (netperf -T)"},
 	{KEY(G_APP, "app", "recv_cpu"), .type = T_INT, SC(recv_cpu), .min = -1, .max = 255,

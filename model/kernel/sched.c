@@ -328,19 +328,43 @@ static bool idle_polling(const struct sim *sim, const struct cpu *c)
 	return cpu_is_idle(c) && c->idle_since >= 0 && sim->now - c->idle_since < c->host->cfg->idle_poll_ns;
 }
 
-/* When a CPU woken now runs its first instruction: a halted one after its
- * exit latency (host.idle_exit). */
+/* Past the poll, a CPU in MWAIT (host.idle = mwait) still has
+ * TIF_POLLING_NRFLAG set, armed by mwait_idle_with_hints on its thread
+ * flags (3.13+, current_set_polling_and_test): setting TIF_NEED_RESCHED
+ * wakes it without an IPI (set_nr_and_not_polling, set_nr_if_polling).
+ * One still switching to its idle task gets none from resched_curr
+ * either: try_to_wake_up waits out the wakee's p->on_cpu, and do_idle
+ * polls from its first instruction.  A wake list's IPI (queued) tests the
+ * idle task's flag instead (set_nr_if_polling(rq->idle)), which is clear
+ * until the idle task runs, so that one is sent. */
+static bool wakes_without_ipi(const struct sim *sim, const struct cpu *c, bool queued)
+{
+	if (idle_polling(sim, c))
+		return true;
+	if (c->host->cfg->idle != IDLE_MWAIT)
+		return false;
+	return cpu_is_idle(c) || (!queued && c->curr == NULL && c->running == CTX_PROCESS && c->nirq == 0);
+}
+
+/* When a CPU woken now runs its first instruction: a halted one (in HLT
+ * or MWAIT past the poll) after its exit latency (host.idle_exit). */
 static sim_ns wake_time(const struct sim *sim, const struct cpu *c)
 {
 	return cpu_is_idle(c) && !idle_polling(sim, c) ? sim->now + c->host->cfg->idle_exit_ns : sim->now;
 }
 
-/* One IPI from `from` (charged the send, if a CPU sends it) to `to`. */
-static void send_ipi(struct sim *sim, struct cpu *from, struct cpu *to, enum irq_kind kind)
+/* One IPI from `from` (charged the send, if a CPU sends it) to `to`;
+ * queued: for a wake list (ttwu_queue_remote, ttwu_queue_wakelist), else
+ * resched_curr's. */
+static void send_ipi(struct sim *sim, struct cpu *from, struct cpu *to, enum irq_kind kind, bool queued)
 {
-	if (idle_polling(sim, to)) {
+	if (wakes_without_ipi(sim, to, queued)) {
+		sim_ns t = wake_time(sim, to);
 		sim->cnt.wake_no_ipi++;
-		cpu_kick(sim, to);
+		if (t > sim->now)
+			cpu_kick_at(sim, to, t);
+		else
+			cpu_kick(sim, to);
 		return;
 	}
 	if (from)
@@ -361,7 +385,7 @@ static void resched_cpu(struct sim *sim, struct cpu *waker, struct cpu *target)
 		return; /* already flagged: no second IPI (resched_curr) */
 	target->need_resched = true;
 	if (target != waker)
-		send_ipi(sim, waker, target, IRQ_IPI_RES);
+		send_ipi(sim, waker, target, IRQ_IPI_RES, false);
 }
 
 /* Since Linux 5.8 (ttwu_queue_wakelist, ttwu_queue_cond) a remote wakeup
@@ -427,7 +451,7 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 		 * not the wakee preempts (RES before 5.8, CAL since) */
 		bool queued_res = use_ttwu_queue(waker, target);
 		if (queued_res || use_wakelist(waker, target, was_idle)) {
-			send_ipi(sim, waker, target, queued_res ? IRQ_IPI_RES : IRQ_IPI_CAL);
+			send_ipi(sim, waker, target, queued_res ? IRQ_IPI_RES : IRQ_IPI_CAL, true);
 			if (preempt)
 				target->need_resched = true;
 		} else if (preempt) {

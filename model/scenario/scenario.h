@@ -30,7 +30,9 @@ enum cc_algo { CC_RENO, CC_CUBIC, CC_BBR, CC_DCTCP };
 enum qdisc_kind { QDISC_PFIFO_FAST, QDISC_FQ };
 /* the application's loop: netperf's (one blocking call per message) or
  * iperf3's (a select() before every read() and write()) */
-enum app_loop { LOOP_NETPERF, LOOP_IPERF3 };
+/* LOOP_IPERF2 runs as LOOP_NETPERF does: iperf 2's Client::RunTCP and
+ * Server::RunTCP are a blocking write() / recv() per buffer, no select() */
+enum app_loop { LOOP_NETPERF, LOOP_IPERF3, LOOP_IPERF2 };
 /* load balancing domains (sched.c): one over the host, or Linux 3.6's two
  * levels, the CPUs of each last-level cache and then the caches */
 enum sched_domains { DOMAINS_HOST, DOMAINS_LLC };
@@ -40,6 +42,9 @@ enum sendfile_impl { SENDFILE_LINUX, SENDFILE_FREEBSD_OLD, SENDFILE_FREEBSD_NEW 
  * queue's interrupt CPU (RSS alone), on a CPU the flow hash picks (RPS), on
  * the reader's CPU (RFS), or RFS with the NIC choosing the reader's queue (aRFS) */
 enum rx_steering { STEER_RSS, STEER_RPS, STEER_RFS, STEER_ARFS };
+/* how an idle CPU waits (host.idle): HLT, woken by an interrupt, or MWAIT
+ * armed on its thread flags, woken by the write of TIF_NEED_RESCHED */
+enum idle_wait { IDLE_HALT, IDLE_MWAIT };
 
 #define SCENARIO_MAX_CPUS 256
 #define SCENARIO_NAME_MAX 64
@@ -61,6 +66,11 @@ struct host_cfg {
 	 * VM the vCPU must be scheduled again) */
 	sim_ns idle_poll_ns;
 	sim_ns idle_exit_ns;
+	/* IDLE_MWAIT: past idle_poll_ns the CPU waits in MWAIT, still polling
+	 * in the scheduler's sense (mwait_idle_with_hints sets
+	 * TIF_POLLING_NRFLAG), so a wakeup needs no IPI at any time; it still
+	 * runs idle_exit_ns after the flag is written (the C-state's exit) */
+	enum idle_wait idle;
 	double cost_cycles[COST_N]; /* see cost.h */
 
 	/* the host's NIC (link.type = nic; see netdev_nic.h) */
