@@ -308,7 +308,7 @@ static void table_run(FILE *f, const struct scenario *sc, const struct metrics *
 		const char *rg = regime_name(m->v, &pw);
 		if (strcmp(rg, "unknown") != 0)
 			fprintf(f, "Regime: %s: readers woken %.2f times per write (%s)\n", rg, pw,
-				strcmp(rg, "reader-sleeps") == 0 ? "they keep up and wait for data; each wakeup and its IPI is paid"
+				strcmp(rg, "reader-sleeps") == 0 ? "they keep up and wait for data; each wakeup is paid, and its IPI unless the CPU polls"
 				: strcmp(rg, "reader-behind") == 0 ? "data queues up, readers never wait"
 								   : "between the two steady states");
 	}
