@@ -269,6 +269,15 @@ static void test_mwait_wakes_without_ipi(void **state)
 			fail_msg("%s, mwait with a 500 us exit: %.0f wakeups/s against %.0f without", kernels[k],
 				 m_of(&slow, "wakeups_per_s"), m_of(&mwait, "wakeups_per_s"));
 	}
+	/* before 3.13 the idle loop cleared TS_POLLING around MWAIT: an IPI each */
+	base(&sc, "3.6");
+	set(&sc, "cost.tx_frame", "400000");
+	run(&sc, &halt);
+	set(&sc, "host.idle", "mwait");
+	run(&sc, &mwait);
+	expect_within(m_of(&mwait, "res_ipis_per_s") + m_of(&mwait, "cal_ipis_per_s"),
+		      m_of(&halt, "res_ipis_per_s") + m_of(&halt, "cal_ipis_per_s"), 0, "3.6: mwait's IPIs are halt's");
+	expect_range(m_of(&halt, "res_ipis_per_s") + m_of(&halt, "cal_ipis_per_s"), 1, 1e9, "3.6: IPIs at all");
 }
 
 static void test_iperf3_select_per_call(void **state)

@@ -341,8 +341,8 @@ static bool wakes_without_ipi(const struct sim *sim, const struct cpu *c, bool q
 {
 	if (idle_polling(sim, c))
 		return true;
-	if (c->host->cfg->idle != IDLE_MWAIT)
-		return false;
+	if (c->host->cfg->idle != IDLE_MWAIT || !host_kernel_at_least(c->host, 3, 13))
+		return false; /* before 3.13 the idle loop cleared TS_POLLING around MWAIT */
 	return cpu_is_idle(c) || (!queued && c->curr == NULL && c->running == CTX_PROCESS && c->nirq == 0);
 }
 

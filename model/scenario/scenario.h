@@ -28,10 +28,10 @@ enum cc_algo { CC_RENO, CC_CUBIC, CC_BBR, CC_DCTCP };
 /* the NIC's root qdisc: a FIFO (pfifo_fast) or sch_fq, which paces each
  * socket at its sk_pacing_rate (3.12+) */
 enum qdisc_kind { QDISC_PFIFO_FAST, QDISC_FQ };
-/* the application's loop: netperf's (one blocking call per message) or
- * iperf3's (a select() before every read() and write()) */
-/* LOOP_IPERF2 runs as LOOP_NETPERF does: iperf 2's Client::RunTCP and
- * Server::RunTCP are a blocking write() / recv() per buffer, no select() */
+/* the application's loop: netperf's (one blocking call per message),
+ * iperf3's (a select() before every read() and write()), or iperf 2's,
+ * which runs as netperf's: Client::RunTCP and Server::RunTCP make a
+ * blocking write() / recv() per buffer, no select() */
 enum app_loop { LOOP_NETPERF, LOOP_IPERF3, LOOP_IPERF2 };
 /* load balancing domains (sched.c): one over the host, or Linux 3.6's two
  * levels, the CPUs of each last-level cache and then the caches */
