@@ -5,9 +5,14 @@
  * pattern (pop the earliest event, its handler pushes one or two more;
  * tests/bench_engine.c measures it):
  *
- *  - heap[] holds only keys (t, seq, slot), 24 bytes; fn, obj, arg and the
- *    timer sit in slots[slot] and never move while the event is pending.
- *    A sift moves 24 bytes per level instead of a whole 48-byte event.
+ *  - heap[] holds only keys, 16 bytes: t, and seq with the slot in its low
+ *    slot_bits bits (cap is a power of two; when it doubles, every pending
+ *    key is rewritten with one bit more); fn, obj, arg and the timer sit in
+ *    slots[slot] and never move while the event is pending.  A sift moves
+ *    16 bytes per level instead of a whole 48-byte event, and heap + 1 is
+ *    aligned to 64 bytes, so the four children of a node, 4i+1 .. 4i+4,
+ *    are one cache line (LaMarca & Ladner, below).  seq keeps 64 -
+ *    slot_bits bits: 2^44 events at a million pending ones, days of run.
  *    Free slots form a LIFO list threaded through .arg, so the slot a pop
  *    frees is the one the handler's next push takes, still in cache.
  *  - Four children per node (d-heaps: Johnson, "Priority queues with update
@@ -38,53 +43,100 @@
 #include "util.h"
 
 #define EVQ_CAP0 1024u
+#define EVQ_CAP_MAX (1u << 31)
+#define CACHE_LINE 64u
 
 __extension__ typedef __int128 evq_k128;
 
-/* The (t, seq) order as one integer, t * 2^64 + seq, built as bits: the
- * arithmetic form makes GCC 12 spill to the stack.  Converting the unsigned
- * value to signed is modulo 2^128 in GCC and Clang (implementation-defined
- * in C11), which is what gives t its sign. */
+/* The (t, seq) order as one integer, t * 2^64 + seqslot, built as bits:
+ * the arithmetic form makes GCC 12 spill to the stack.  Converting the
+ * unsigned value to signed is modulo 2^128 in GCC and Clang
+ * (implementation-defined in C11), which is what gives t its sign. */
 static inline evq_k128 key_of(const struct evq_key *k)
 {
 	__extension__ unsigned __int128 hi = (uint64_t)k->t;
-	return (evq_k128)(hi << 64 | k->seq);
+	return (evq_k128)(hi << 64 | k->seqslot);
 }
 
-/* Make room for cap keys and slots; new slots go on the free list (all old
- * slots are in use: the queue only grows when it is full). */
+static inline uint32_t key_slot(const struct evq *q, const struct evq_key *k)
+{
+	return (uint32_t)(k->seqslot & (q->cap - 1));
+}
+
+static inline uint64_t key_seq(const struct evq *q, const struct evq_key *k)
+{
+	return k->seqslot >> q->slot_bits;
+}
+
+static inline struct evq_key key_make(const struct evq *q, sim_ns t, uint64_t seq, uint32_t slot)
+{
+	return (struct evq_key){.t = t, .seqslot = seq << q->slot_bits | slot};
+}
+
+/* Make room for cap keys and slots, cap a power of two; new slots go on
+ * the free list (all old slots are in use: the queue only grows when it is
+ * full), and the pending keys take the wider slot field. */
 static void evq_grow(struct evq *q, uint32_t cap)
 {
-	INVARIANT(cap > q->cap, "event queue cannot grow past %u entries", q->cap);
-	q->heap = xrealloc(q->heap, (size_t)cap * sizeof(*q->heap));
+	uint32_t bits = 0, old_bits = q->slot_bits;
+	struct evq_key *heap;
+	void *mem;
+
+	INVARIANT(cap > q->cap && cap <= EVQ_CAP_MAX, "event queue cannot grow past %u entries", q->cap);
+	while ((1u << bits) < cap)
+		bits++;
+	INVARIANT(q->next_seq <= UINT64_MAX >> bits,
+		  "event queue: %llu events scheduled, too many to number beside %u pending ones",
+		  (unsigned long long)q->next_seq, cap);
+	/* heap + 1 on a cache line's start: heap[0] is the line's last key */
+	mem = xmalloc((size_t)(cap + CACHE_LINE / sizeof(*heap)) * sizeof(*heap));
+	heap = (struct evq_key *)mem;
+	while ((uintptr_t)(heap + 1) % CACHE_LINE)
+		heap++;
+	for (uint32_t i = 0; i < q->nheap; i++) {
+		struct evq_key k = q->heap[i];
+		uint64_t slot = k.seqslot & (q->cap - 1);
+		heap[i] = (struct evq_key){.t = k.t, .seqslot = (k.seqslot >> old_bits) << bits | slot};
+	}
+	if (q->front.seqslot) {
+		uint64_t slot = q->front.seqslot & (q->cap - 1);
+		q->front.seqslot = (q->front.seqslot >> old_bits) << bits | slot;
+	}
+	free(q->heap_mem);
+	q->heap_mem = mem;
+	q->heap = heap;
 	q->slots = xrealloc(q->slots, (size_t)cap * sizeof(*q->slots));
 	for (uint32_t s = q->cap; s < cap; s++)
 		q->slots[s].arg = s + 1;
 	q->free_slot = q->cap;
 	q->cap = cap;
+	q->slot_bits = bits;
+	q->seq_end = UINT64_MAX >> bits; /* seqs below it fit: seq << bits does not overflow */
 }
 
 void evq_init(struct evq *q)
 {
 	q->heap = NULL;
+	q->heap_mem = NULL;
 	q->slots = NULL;
-	q->n = q->nheap = q->cap = 0;
+	q->n = q->nheap = q->cap = q->slot_bits = 0;
 	q->front = (struct evq_key){0};
 	q->front_off = false;
-	evq_grow(q, EVQ_CAP0);
 	q->next_seq = 1;
+	evq_grow(q, EVQ_CAP0);
 	q->ndead = 0;
 	q->pushed = q->skipped = q->requeued = q->fronted = 0;
 }
 
 void evq_release(struct evq *q)
 {
-	free(q->heap);
+	free(q->heap_mem);
 	free(q->slots);
 	q->heap = NULL;
+	q->heap_mem = NULL;
 	q->slots = NULL;
 	q->n = q->nheap = q->cap = 0;
-	q->front.seq = 0;
+	q->front.seqslot = 0;
 }
 
 /* Put key k at position i or above, moving larger parents down. */
@@ -120,7 +172,7 @@ static inline void slot_put(struct evq *q, uint32_t slot)
 static inline void evq_place(struct evq *q, struct evq_key k)
 {
 	if (!q->front_off) {
-		if (q->front.seq == 0) {
+		if (q->front.seqslot == 0) {
 			if (q->nheap == 0 || key_of(&k) < key_of(&q->heap[0])) {
 				q->front = k;
 				q->fronted++;
@@ -139,16 +191,18 @@ static inline void evq_place(struct evq *q, struct evq_key k)
 static inline uint32_t evq_insert(struct evq *q, sim_ns t, uint64_t seq, evq_fn fn, void *obj,
 				  uint64_t arg, struct evq_timer *tm)
 {
-	struct evq_key k = {.t = t, .seq = seq};
+	uint32_t slot;
 
 	if (q->n == q->cap)
-		evq_grow(q, q->cap <= UINT32_MAX / 2 ? 2 * q->cap : UINT32_MAX);
-	k.slot = slot_take(q);
-	q->slots[k.slot] = (struct evq_slot){.fn = fn, .obj = obj, .arg = arg, .timer = tm};
-	evq_place(q, k);
+		evq_grow(q, 2 * q->cap);
+	INVARIANT(seq < q->seq_end, "event queue: seq %llu too large to number beside %u pending events",
+		  (unsigned long long)seq, q->cap);
+	slot = slot_take(q);
+	q->slots[slot] = (struct evq_slot){.fn = fn, .obj = obj, .arg = arg, .timer = tm};
+	evq_place(q, key_make(q, t, seq, slot));
 	q->n++;
 	q->pushed++;
-	return k.slot;
+	return slot;
 }
 
 uint64_t evq_push(struct evq *q, sim_ns t, evq_fn fn, void *obj, uint64_t arg)
@@ -170,6 +224,8 @@ void evq_timer_arm(struct evq *q, struct evq_timer *tm, sim_ns t, evq_fn fn, voi
 {
 	uint64_t seq = q->next_seq++;
 
+	INVARIANT(seq < q->seq_end, "event queue: seq %llu too large to number beside %u pending events",
+		  (unsigned long long)seq, q->cap);
 	tm->seq = seq;
 	tm->t = t;
 	if (tm->qseq && tm->qt <= t) {
@@ -252,14 +308,14 @@ static inline void remove_top(struct evq *q)
 	/* The next pop reads the new top's slot, which for a large queue was
 	 * written long ago: fetch it while the handler runs (3-5% at N=100000
 	 * in tests/bench_engine.c, no change at N=1000). */
-	__builtin_prefetch(&q->slots[q->heap[0].slot]);
+	__builtin_prefetch(&q->slots[key_slot(q, &q->heap[0])]);
 }
 
 /* A queued entry whose timer has since queued a newer one. */
 static inline bool key_dead(const struct evq *q, const struct evq_key *k)
 {
-	const struct evq_timer *tm = q->slots[k->slot].timer;
-	return tm && tm->qseq != k->seq;
+	const struct evq_timer *tm = q->slots[key_slot(q, k)].timer;
+	return tm && tm->qseq != key_seq(q, k);
 }
 
 /* Drop every dead entry and rebuild the heap (Floyd's bottom-up build,
@@ -269,21 +325,21 @@ static void evq_drop_dead(struct evq *q)
 	struct evq_key *h = q->heap;
 	size_t n = 0;
 
-	if (q->front.seq && key_dead(q, &q->front)) {
-		slot_put(q, q->front.slot);
+	if (q->front.seqslot && key_dead(q, &q->front)) {
+		slot_put(q, key_slot(q, &q->front));
 		q->skipped++;
-		q->front.seq = 0;
+		q->front.seqslot = 0;
 	}
 	for (size_t i = 0; i < q->nheap; i++) {
 		if (key_dead(q, &h[i])) {
-			slot_put(q, h[i].slot);
+			slot_put(q, key_slot(q, &h[i]));
 			q->skipped++;
 		} else {
 			h[n++] = h[i];
 		}
 	}
 	q->nheap = (uint32_t)n;
-	q->n = q->nheap + (q->front.seq != 0);
+	q->n = q->nheap + (q->front.seqslot != 0);
 	q->ndead = 0;
 	for (size_t i = n / 4 + 1; i-- > 0;) {
 		struct evq_key k = h[i];
@@ -309,7 +365,7 @@ static inline void take_first(struct evq *q, const struct evq_key *k)
 {
 	q->n--;
 	if (k == &q->front)
-		q->front.seq = 0;
+		q->front.seqslot = 0;
 	else
 		remove_top(q);
 }
@@ -317,38 +373,40 @@ static inline void take_first(struct evq *q, const struct evq_key *k)
 bool evq_pop_until(struct evq *q, sim_ns until, struct evq_ev *ev)
 {
 	for (;;) {
-		const struct evq_key *first = q->front.seq ? &q->front : q->nheap ? &q->heap[0] : NULL;
+		const struct evq_key *first = q->front.seqslot ? &q->front : q->nheap ? &q->heap[0] : NULL;
 		struct evq_key k;
 		struct evq_slot *s;
 		struct evq_timer *tm;
+		uint32_t slot;
+		uint64_t seq;
 
 		if (!first || first->t > until)
 			return false;
 		k = *first;
-		s = &q->slots[k.slot];
+		slot = key_slot(q, &k);
+		seq = key_seq(q, &k);
+		s = &q->slots[slot];
 		tm = s->timer;
 		if (tm) {
-			if (tm->qseq != k.seq) { /* re-armed earlier since */
+			if (tm->qseq != seq) { /* re-armed earlier since */
 				q->ndead--;
 				q->skipped++;
-				slot_put(q, k.slot);
+				slot_put(q, slot);
 				take_first(q, first);
 				continue;
 			}
 			if (tm->seq == 0) { /* cancelled */
 				tm->qseq = 0;
 				q->skipped++;
-				slot_put(q, k.slot);
+				slot_put(q, slot);
 				take_first(q, first);
 				continue;
 			}
-			if (tm->seq != k.seq) { /* re-armed later: move on to it */
+			if (tm->seq != seq) { /* re-armed later: move on to it */
 				take_first(q, first);
-				k.t = tm->t;
-				k.seq = tm->seq;
-				tm->qseq = k.seq;
-				tm->qt = k.t;
-				evq_place(q, k);
+				tm->qseq = tm->seq;
+				tm->qt = tm->t;
+				evq_place(q, key_make(q, tm->t, tm->seq, slot));
 				q->n++;
 				q->requeued++;
 				continue;
@@ -356,9 +414,9 @@ bool evq_pop_until(struct evq *q, sim_ns until, struct evq_ev *ev)
 			tm->seq = 0; /* fired: no longer armed */
 			tm->qseq = 0;
 		}
-		*ev = (struct evq_ev){.t = k.t, .seq = k.seq, .fn = s->fn, .obj = s->obj,
+		*ev = (struct evq_ev){.t = k.t, .seq = seq, .fn = s->fn, .obj = s->obj,
 				      .arg = s->arg, .timer = tm};
-		slot_put(q, k.slot);
+		slot_put(q, slot);
 		take_first(q, first);
 		return true;
 	}

@@ -20,8 +20,8 @@
  * are O(1) (amortized O(log n) for an earlier re-arm); no timer scan is
  * ever needed.
  *
- * Storage (see evq.c for why): heap[] holds only the keys (t, seq, slot) of
- * the pending events; the rest of each event lives in slots[slot], which
+ * Storage (see evq.c for why): heap[] holds only the keys (t, seq and slot)
+ * of the pending events; the rest of each event lives in slots[slot], which
  * stays put while the event is pending.  Both arrays have cap entries.
  * A key earlier than all others when it is pushed goes to front instead,
  * beside the heap: the next step of a CPU is nearly always due before
@@ -64,10 +64,13 @@ struct evq_ev {
 	struct evq_timer *timer; /* NULL: not cancellable */
 };
 
+/* A pending event's place in the order: t, then seq.  seq and the slot
+ * its body sits in share one word, seq << slot_bits | slot, so a key is 16
+ * bytes and four of them fill a cache line (evq.c); since seqs are unique,
+ * comparing (t, that word) is comparing (t, seq). */
 struct evq_key {
 	sim_ns t;
-	uint64_t seq;
-	uint32_t slot; /* index into evq.slots */
+	uint64_t seqslot;
 };
 
 struct evq_slot {
@@ -78,10 +81,13 @@ struct evq_slot {
 };
 
 struct evq {
-	struct evq_key front;   /* earlier than every key in heap; seq 0: none */
-	struct evq_key *heap;   /* 4-ary min-heap of nheap keys */
+	struct evq_key front;   /* earlier than every key in heap; seqslot 0: none */
+	struct evq_key *heap;   /* 4-ary min-heap of nheap keys (children of i: 4i+1 .. 4i+4) */
+	void *heap_mem;         /* heap's allocation (heap + 1 is cache-line aligned) */
 	struct evq_slot *slots; /* event bodies, cap entries */
-	uint32_t n, nheap, cap; /* n: entries, front included */
+	uint32_t n, nheap, cap; /* n: entries, front included; cap a power of two */
+	uint32_t slot_bits;     /* log2(cap): a key's seqslot is seq << slot_bits | slot */
+	uint64_t seq_end;       /* seqs that fit beside a slot: below 2^(64 - slot_bits) */
 	bool front_off;         /* keep every key in the heap (tests compare) */
 	uint32_t free_slot;     /* head of the free-slot list */
 	uint64_t next_seq;      /* starts at 1; 0 means "not armed" */
@@ -118,7 +124,7 @@ static inline bool evq_pop(struct evq *q, struct evq_ev *ev) { return evq_pop_un
  * next event's time (the entry may be dead, cancelled or moved later). */
 static inline sim_ns evq_peek_time(const struct evq *q)
 {
-	return q->front.seq ? q->front.t : q->nheap ? q->heap[0].t : INT64_MAX;
+	return q->front.seqslot ? q->front.t : q->nheap ? q->heap[0].t : INT64_MAX;
 }
 
 #endif
