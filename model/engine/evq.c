@@ -1,11 +1,14 @@
 /*
- * evq: a 4-ary min-heap of small keys, event bodies kept aside.
+ * evq: near buckets and a 4-ary min-heap of small keys, event bodies kept
+ * aside.
  *
  * Shaped for the workload every discrete-event simulator has, the "hold"
  * pattern (pop the earliest event, its handler pushes one or two more;
  * tests/bench_engine.c measures it):
  *
- *  - heap[] holds only keys, 16 bytes: t, and seq with the slot in its low
+ *  - Most keys are due soon: they go into a ring of buckets by time (see
+ *    "The near buckets" below), O(1) both ways; the heap takes the rest.
+ *  - heap[] and the buckets hold only keys, 16 bytes: t, and seq with the slot in its low
  *    slot_bits bits (cap is a power of two; when it doubles, every pending
  *    key is rewritten with one bit more); fn, obj, arg and the timer sit in
  *    slots[slot] and never move while the event is pending.  A sift moves
@@ -29,12 +32,17 @@
  *    moves, so choosing among four children costs no mispredicted branch.
  *    (__int128 is a GCC/Clang extension; util.h already assumes those.)
  *
- * Measured with tests/bench.sh against the first version (binary heap of
- * whole 48-byte events, kept in bench_engine.c as "ref"), hold model:
- * N = 1000: 2.06x (29 M events/s on a shared 2-vCPU EPYC VM, GCC 12 -O2);
- * N = 1000 with 64 timers re-armed per event: 2.2x; N = 100000: 1.1-1.9x,
- * depending on how much of the shared L3 the neighbours leave us.  Ratios,
- * because absolute rates on these machines move by tens of percent.
+ * Measured with tests/bench_engine against the first version (binary heap
+ * of whole 48-byte events, kept in bench_engine.c as "ref"), hold model,
+ * median rounds, on a shared 2-vCPU EPYC VM, GCC 12 -O2: the heap alone of
+ * 24-byte keys gave N = 1000: 1.8x ref (27 M events/s), 16-byte keys 1.85x;
+ * with the buckets 2.6x (39 M events/s); N = 1000 with 64 timers re-armed
+ * per event: 4.2x, 5.4x with the buckets; N = 100000 (the ring holds a
+ * small part): 1.8x either way.  Tried and measured slower at N = 1000: an
+ * 8-ary heap (0.89x the 4-ary), two levels a step (0.79x), the pop's hole
+ * filled top-down by the next push (0.78x), comparing t alone with a
+ * branch on ties (0.5x), a radix heap (0.73x).  Ratios, because absolute
+ * rates on these machines move by tens of percent.
  */
 #include "evq.h"
 
@@ -45,6 +53,11 @@
 #define EVQ_CAP0 1024u
 #define EVQ_CAP_MAX (1u << 31)
 #define CACHE_LINE 64u
+#define EVQ_NB 1024u     /* near buckets, a power of two */
+#define EVQ_BK 4u        /* keys per bucket: one cache line */
+#define EVQ_SHIFT0 4u    /* first bucket width, 16 ns */
+#define EVQ_SHIFT_MAX 40u
+#define EVQ_JUDGE 4096u  /* pushes between judgements of the width */
 
 __extension__ typedef __int128 evq_k128;
 
@@ -73,6 +86,9 @@ static inline struct evq_key key_make(const struct evq *q, sim_ns t, uint64_t se
 	return (struct evq_key){.t = t, .seqslot = seq << q->slot_bits | slot};
 }
 
+static void bkt_flush(struct evq *q);
+static void bkt_init(struct evq *q);
+
 /* Make room for cap keys and slots, cap a power of two; new slots go on
  * the free list (all old slots are in use: the queue only grows when it is
  * full), and the pending keys take the wider slot field. */
@@ -83,6 +99,8 @@ static void evq_grow(struct evq *q, uint32_t cap)
 	void *mem;
 
 	INVARIANT(cap > q->cap && cap <= EVQ_CAP_MAX, "event queue cannot grow past %u entries", q->cap);
+	if (q->bkt)
+		bkt_flush(q); /* the heap's keys only are rewritten below */
 	while ((1u << bits) < cap)
 		bits++;
 	INVARIANT(q->next_seq <= UINT64_MAX >> bits,
@@ -123,7 +141,9 @@ void evq_init(struct evq *q)
 	q->front = (struct evq_key){0};
 	q->front_off = false;
 	q->next_seq = 1;
+	q->bkt = NULL;
 	evq_grow(q, EVQ_CAP0);
+	bkt_init(q);
 	q->ndead = 0;
 	q->pushed = q->skipped = q->requeued = q->fronted = 0;
 }
@@ -132,9 +152,17 @@ void evq_release(struct evq *q)
 {
 	free(q->heap_mem);
 	free(q->slots);
+	free(q->bkt_mem);
+	free(q->bcnt);
+	free(q->bmap);
 	q->heap = NULL;
 	q->heap_mem = NULL;
 	q->slots = NULL;
+	q->bkt = NULL;
+	q->bkt_mem = NULL;
+	q->bcnt = NULL;
+	q->bmap = NULL;
+	q->nbkt = 0;
 	q->n = q->nheap = q->cap = 0;
 	q->front.seqslot = 0;
 }
@@ -167,13 +195,221 @@ static inline void slot_put(struct evq *q, uint32_t slot)
 	q->free_slot = slot;
 }
 
+/*
+ * The descent below works in byte offsets rather than indices: the child
+ * group of the key at offset o starts at 4*o + KEY, one lea, and GCC 12 then
+ * keeps every choice in conditional moves (with indices it multiplies by 24
+ * and branches on one of the selects: measured 1.7x instead of 2.1x over
+ * "ref" in tests/bench_engine.c).
+ */
+#define KEY ((size_t)sizeof(struct evq_key))
+
+static inline struct evq_key *key_at(struct evq_key *h, size_t off)
+{
+	return (struct evq_key *)((char *)h + off);
+}
+
+/* Offset of the smallest of the four keys starting at offset c.  Which one
+ * it is is a coin toss: a branch would mispredict half the time. */
+static inline size_t min_of_4(struct evq_key *h, size_t c)
+{
+	evq_k128 k0 = key_of(key_at(h, c)), k1 = key_of(key_at(h, c + KEY));
+	evq_k128 k2 = key_of(key_at(h, c + 2 * KEY)), k3 = key_of(key_at(h, c + 3 * KEY));
+	size_t a = c, b = c + 2 * KEY;
+
+	if (k1 < k0) {
+		a = c + KEY;
+		k0 = k1;
+	}
+	if (k3 < k2) {
+		b = c + 3 * KEY;
+		k2 = k3;
+	}
+	return k2 < k0 ? b : a;
+}
+
+/* Fill the hole at heap[0] of the n keys h[0..n) with k: walk the hole down
+ * to a leaf along the smallest children, then sift k up from there. */
+__attribute__((always_inline)) static inline void fill_root(struct evq_key *h, size_t n, struct evq_key k)
+{
+	size_t end = n * KEY, i = 0, c; /* byte offsets */
+
+	for (c = KEY; c + 4 * KEY <= end; c = 4 * i + KEY) {
+		size_t m = min_of_4(h, c);
+		*key_at(h, i) = *key_at(h, m);
+		i = m;
+	}
+	if (c < end) { /* the one node with fewer than four children */
+		size_t m = c;
+		for (size_t k2 = c + KEY; k2 < end; k2 += KEY)
+			if (key_of(key_at(h, k2)) < key_of(key_at(h, m)))
+				m = k2;
+		*key_at(h, i) = *key_at(h, m);
+		i = m;
+	}
+	sift_up(h, i / KEY, k);
+}
+
+
+/*
+ * The near buckets: a ring of EVQ_NB buckets, each 2^bshift ns wide and
+ * one cache line of EVQ_BK keys, unsorted.  Bucket bcur holds the keys
+ * earlier than bbase + 2^bshift, the one j after it (modulo EVQ_NB) those of
+ * [bbase + j 2^bshift, bbase + (j + 1) 2^bshift).  A key goes into its
+ * bucket if the ring reaches that far and the bucket has room, else into
+ * the heap; so every bucket's keys are earlier than those of the buckets
+ * after it, the earliest bucketed key (bmin) is in the first bucket that
+ * holds one, and the queue's next key is the earlier of bmin and the
+ * heap's top.  Where a key is kept never changes the order, only the
+ * cost: an O(1) push and pop for the keys of the near future, which in the
+ * hold model and in a CPU's steps are nearly all of them.  (A calendar
+ * queue, Brown, CACM 31(10), 1988, without its years: what does not fit
+ * goes to the heap.)  Taking bmin moves the ring's start to its bucket;
+ * every EVQ_JUDGE pushes the width is judged: halved when too many keys
+ * found their bucket full, doubled when too many fell past the ring.
+ */
+static const struct evq_key key_none = {.t = INT64_MAX, .seqslot = UINT64_MAX};
+
+static void bkt_init(struct evq *q)
+{
+	struct evq_key *b;
+
+	q->bkt_mem = xmalloc((size_t)(EVQ_NB * EVQ_BK + CACHE_LINE / KEY) * KEY);
+	b = (struct evq_key *)q->bkt_mem;
+	while ((uintptr_t)b % CACHE_LINE)
+		b++;
+	for (uint32_t i = 0; i < EVQ_NB * EVQ_BK; i++)
+		b[i] = key_none;
+	q->bkt = b;
+	q->bcnt = xcalloc(EVQ_NB, 1);
+	q->bmap = xcalloc(EVQ_NB / 64, sizeof(*q->bmap));
+	q->nbkt = q->bcur = 0;
+	q->bshift = EVQ_SHIFT0;
+	q->bbase = q->last_t = 0;
+	q->b_offered = q->b_full = q->b_far = 0;
+	q->b_judge_at = EVQ_JUDGE;
+}
+
+/* Move every bucketed key into the heap. */
+static void bkt_flush(struct evq *q)
+{
+	for (uint32_t b = 0; b < EVQ_NB && q->nbkt; b++) {
+		for (uint32_t i = 0; i < q->bcnt[b]; i++) {
+			sift_up(q->heap, q->nheap++, q->bkt[b * EVQ_BK + i]);
+			q->bkt[b * EVQ_BK + i] = key_none;
+			q->nbkt--;
+		}
+		q->bcnt[b] = 0;
+	}
+	for (uint32_t w = 0; w < EVQ_NB / 64; w++)
+		q->bmap[w] = 0;
+}
+
+/* Halve or double the width by what the pushes since the last judgement
+ * met.  A change moves every bucketed key to the heap, so the next
+ * judgement waits for at least four pushes per pending key: that bounds
+ * the moves to a quarter of a heap push per push, even when no width
+ * suits (keys both crowded and far apart). */
+static void bkt_judge(struct evq *q)
+{
+	uint32_t off = q->b_offered, full = q->b_full, far = q->b_far, shift = q->bshift;
+
+	q->b_offered = q->b_full = q->b_far = 0;
+	q->b_judge_at = EVQ_JUDGE;
+	if (full > off / 8 && shift > 0)
+		shift--;
+	else if (far > off / 8 && full < off / 32 && shift < EVQ_SHIFT_MAX)
+		shift++;
+	else
+		return;
+	bkt_flush(q);
+	q->bshift = shift;
+	q->bbase = q->last_t;
+	if (q->n > EVQ_JUDGE / 4)
+		q->b_judge_at = q->n > UINT32_MAX / 4 ? UINT32_MAX : 4 * q->n;
+}
+
+/* Key k into its bucket if it has one with room: true; else false. */
+static inline bool bkt_offer(struct evq *q, struct evq_key k)
+{
+	uint64_t j = 0;
+	uint32_t b, at;
+
+	if (++q->b_offered >= q->b_judge_at)
+		bkt_judge(q);
+	if (q->nbkt == 0)
+		q->bbase = q->last_t; /* empty: any start is right, now is best */
+	if (k.t >= q->bbase) {
+		j = ((uint64_t)k.t - (uint64_t)q->bbase) >> q->bshift;
+		if (j >= EVQ_NB) {
+			q->b_far++;
+			return false;
+		}
+	}
+	b = (uint32_t)(q->bcur + j) & (EVQ_NB - 1);
+	if (q->bcnt[b] == EVQ_BK) {
+		q->b_full++;
+		return false;
+	}
+	at = b * EVQ_BK + q->bcnt[b]++;
+	q->bkt[at] = k;
+	q->bmap[b / 64] |= 1ull << (b % 64);
+	if (q->nbkt++ == 0 || key_of(&k) < key_of(&q->bmin)) {
+		q->bmin = k;
+		q->bmin_at = at;
+	}
+	return true;
+}
+
+/* The first bucket after b (circularly) that holds a key (nbkt > 0). */
+static inline uint32_t bkt_next(const struct evq *q, uint32_t b)
+{
+	uint32_t w = b / 64;
+	uint64_t bits = q->bmap[w] & (~0ull << (b % 64));
+
+	while (!bits) {
+		w = (w + 1) % (EVQ_NB / 64);
+		bits = q->bmap[w];
+	}
+	return w * 64 + (uint32_t)__builtin_ctzll(bits);
+}
+
+/* Take bmin out; the ring starts at its bucket now. */
+__attribute__((always_inline)) static inline void bkt_take(struct evq *q)
+{
+	uint32_t at = q->bmin_at, b = at / EVQ_BK, last = b * EVQ_BK + q->bcnt[b] - 1;
+	uint32_t off = (b - q->bcur) & (EVQ_NB - 1);
+
+	q->bkt[at] = q->bkt[last];
+	q->bkt[last] = key_none;
+	q->bcnt[b]--;
+	q->bbase = (sim_ns)((uint64_t)q->bbase + ((uint64_t)off << q->bshift));
+	q->bcur = b;
+	if (q->bcnt[b] == 0)
+		q->bmap[b / 64] &= ~(1ull << (b % 64));
+	if (--q->nbkt == 0)
+		return;
+	if (q->bcnt[b] == 0)
+		b = bkt_next(q, b);
+	q->bmin_at = (uint32_t)(min_of_4(q->bkt, (size_t)b * EVQ_BK * KEY) / KEY);
+	q->bmin = q->bkt[q->bmin_at];
+}
+
+/* Key k into the buckets or the heap. */
+static inline void evq_store(struct evq *q, struct evq_key k)
+{
+	if (!bkt_offer(q, k))
+		sift_up(q->heap, q->nheap++, k);
+}
+
 /* Key k enters the queue: into the front when it is earlier than every
  * pending key (the old front, if any, goes into the heap), else the heap. */
 static inline void evq_place(struct evq *q, struct evq_key k)
 {
 	if (!q->front_off) {
 		if (q->front.seqslot == 0) {
-			if (q->nheap == 0 || key_of(&k) < key_of(&q->heap[0])) {
+			if ((q->nheap == 0 || key_of(&k) < key_of(&q->heap[0])) &&
+			    (q->nbkt == 0 || key_of(&k) < key_of(&q->bmin))) {
 				q->front = k;
 				q->fronted++;
 				return;
@@ -185,7 +421,7 @@ static inline void evq_place(struct evq *q, struct evq_key k)
 			k = old;
 		}
 	}
-	sift_up(q->heap, q->nheap++, k);
+	evq_store(q, k);
 }
 
 static inline uint32_t evq_insert(struct evq *q, sim_ns t, uint64_t seq, evq_fn fn, void *obj,
@@ -242,63 +478,8 @@ void evq_timer_arm(struct evq *q, struct evq_timer *tm, sim_ns t, evq_fn fn, voi
 		evq_drop_dead(q);
 }
 
-/*
- * The descent below works in byte offsets rather than indices: the child
- * group of the key at offset o starts at 4*o + KEY, one lea, and GCC 12 then
- * keeps every choice in conditional moves (with indices it multiplies by 24
- * and branches on one of the selects: measured 1.7x instead of 2.1x over
- * "ref" in tests/bench_engine.c).
- */
-#define KEY ((size_t)sizeof(struct evq_key))
-
-static inline struct evq_key *key_at(struct evq_key *h, size_t off)
-{
-	return (struct evq_key *)((char *)h + off);
-}
-
-/* Offset of the smallest of the four keys starting at offset c.  Which one
- * it is is a coin toss: a branch would mispredict half the time. */
-static inline size_t min_of_4(struct evq_key *h, size_t c)
-{
-	evq_k128 k0 = key_of(key_at(h, c)), k1 = key_of(key_at(h, c + KEY));
-	evq_k128 k2 = key_of(key_at(h, c + 2 * KEY)), k3 = key_of(key_at(h, c + 3 * KEY));
-	size_t a = c, b = c + 2 * KEY;
-
-	if (k1 < k0) {
-		a = c + KEY;
-		k0 = k1;
-	}
-	if (k3 < k2) {
-		b = c + 3 * KEY;
-		k2 = k3;
-	}
-	return k2 < k0 ? b : a;
-}
-
-/* Fill the hole at heap[0] of the n keys h[0..n) with k: walk the hole down
- * to a leaf along the smallest children, then sift k up from there. */
-static inline void fill_root(struct evq_key *h, size_t n, struct evq_key k)
-{
-	size_t end = n * KEY, i = 0, c; /* byte offsets */
-
-	for (c = KEY; c + 4 * KEY <= end; c = 4 * i + KEY) {
-		size_t m = min_of_4(h, c);
-		*key_at(h, i) = *key_at(h, m);
-		i = m;
-	}
-	if (c < end) { /* the one node with fewer than four children */
-		size_t m = c;
-		for (size_t k2 = c + KEY; k2 < end; k2 += KEY)
-			if (key_of(key_at(h, k2)) < key_of(key_at(h, m)))
-				m = k2;
-		*key_at(h, i) = *key_at(h, m);
-		i = m;
-	}
-	sift_up(h, i / KEY, k);
-}
-
 /* Drop heap[0]. */
-static inline void remove_top(struct evq *q)
+__attribute__((always_inline)) static inline void remove_top(struct evq *q)
 {
 	size_t n = --q->nheap;
 
@@ -325,6 +506,7 @@ static void evq_drop_dead(struct evq *q)
 	struct evq_key *h = q->heap;
 	size_t n = 0;
 
+	bkt_flush(q);
 	if (q->front.seqslot && key_dead(q, &q->front)) {
 		slot_put(q, key_slot(q, &q->front));
 		q->skipped++;
@@ -361,11 +543,14 @@ static void evq_drop_dead(struct evq *q)
 }
 
 /* Take the earliest key k (the front's, or the heap's top) out. */
-static inline void take_first(struct evq *q, const struct evq_key *k)
+__attribute__((always_inline)) static inline void take_first(struct evq *q, const struct evq_key *k)
 {
 	q->n--;
+	q->last_t = k->t;
 	if (k == &q->front)
 		q->front.seqslot = 0;
+	else if (k == &q->bmin)
+		bkt_take(q);
 	else
 		remove_top(q);
 }
@@ -374,6 +559,9 @@ bool evq_pop_until(struct evq *q, sim_ns until, struct evq_ev *ev)
 {
 	for (;;) {
 		const struct evq_key *first = q->front.seqslot ? &q->front : q->nheap ? &q->heap[0] : NULL;
+
+		if (q->nbkt && (!first || (first != &q->front && key_of(&q->bmin) < key_of(first))))
+			first = &q->bmin;
 		struct evq_key k;
 		struct evq_slot *s;
 		struct evq_timer *tm;
@@ -421,3 +609,4 @@ bool evq_pop_until(struct evq *q, sim_ns until, struct evq_ev *ev)
 		return true;
 	}
 }
+
