@@ -272,8 +272,8 @@ __attribute__((always_inline)) static inline void fill_root(struct evq_key *h, s
  * queue, Brown, CACM 31(10), 1988, without its years: what does not fit
  * goes to the heap.)  Taking bmin moves the ring's start to its bucket;
  * every EVQ_JUDGE pushes (checked after the next pop) the width is judged:
- * halved when too many keys
- * found their bucket full, doubled when too many fell past the ring.
+ * halved when too many keys found their bucket full, doubled when too many
+ * fell past the ring.
  */
 static const struct evq_key key_none = {.t = INT64_MAX, .seqslot = UINT64_MAX};
 
@@ -409,7 +409,8 @@ __attribute__((always_inline)) static inline void evq_store(struct evq *q, struc
 }
 
 /* Key k enters the queue: into the front when it is earlier than every
- * pending key (the old front, if any, goes into the heap), else the heap. */
+ * pending key (the old front, if any, goes on), else into the buckets or
+ * the heap (evq_store). */
 __attribute__((always_inline)) static inline void evq_place(struct evq *q, struct evq_key k)
 {
 	if (!q->front_off) {
