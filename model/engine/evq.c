@@ -648,7 +648,14 @@ __attribute__((noinline)) static bool pop_timers(struct evq *q, sim_ns until, st
 		uint32_t slot = key_slot(q, first);
 		struct evq_timer *tm = q->slots[slot].timer;
 
-		if (!tm || timer_entry(q, first, tm, slot, key_seq(q, first))) {
+		uint64_t seq = key_seq(q, first);
+
+		if (tm && tm->qseq == seq && tm->seq == seq) { /* due as armed: it fires */
+			tm->seq = 0;
+			tm->qseq = 0;
+			tm = NULL;
+		}
+		if (!tm || timer_entry(q, first, tm, slot, seq)) {
 			pop_first(q, first, ev);
 			return true;
 		}
