@@ -572,39 +572,30 @@ __attribute__((always_inline)) static inline void take_first(struct evq *q, cons
 		remove_top(q);
 }
 
-/* The first key is a timer's entry (k, slot, seq): true when the timer
- * fires with it (then disarmed); false when the entry was dropped (dead or
- * cancelled) or moved to the timer's later time, and the pop goes on.  Out
- * of line: it keeps the plain event's path short. */
-__attribute__((noinline)) static bool timer_entry(struct evq *q, const struct evq_key *first, struct evq_timer *tm,
-						  uint32_t slot, uint64_t seq)
+/* The first key is the entry (slot, seq) of a timer that is not due with
+ * it: drop the entry (the timer was re-armed earlier or cancelled) or move
+ * it to the timer's later (time, seq).  Out of line: rarer than a fire. */
+__attribute__((noinline)) static void timer_entry_passed(struct evq *q, const struct evq_key *first,
+							 struct evq_timer *tm, uint32_t slot, uint64_t seq)
 {
 	if (tm->qseq != seq) { /* re-armed earlier since */
 		q->ndead--;
 		q->skipped++;
 		slot_put(q, slot);
 		take_first(q, first);
-		return false;
-	}
-	if (tm->seq == 0) { /* cancelled */
+	} else if (tm->seq == 0) { /* cancelled */
 		tm->qseq = 0;
 		q->skipped++;
 		slot_put(q, slot);
 		take_first(q, first);
-		return false;
-	}
-	if (tm->seq != seq) { /* re-armed later: move on to it */
+	} else { /* re-armed later: move on to it */
 		take_first(q, first);
 		tm->qseq = tm->seq;
 		tm->qt = tm->t;
 		evq_place(q, key_make(q, tm->t, tm->seq, slot));
 		q->n++;
 		q->requeued++;
-		return false;
 	}
-	tm->seq = 0; /* fired: no longer armed */
-	tm->qseq = 0;
-	return true;
 }
 
 /* The first key of the queue due by `until`, or NULL. */
@@ -639,26 +630,24 @@ __attribute__((always_inline)) static inline void pop_first(struct evq *q, const
 }
 
 /* evq_pop_until once the first key is a timer's: each timer entry in turn
- * fires, is dropped or moves on (timer_entry). */
+ * fires (the timer is armed with this very key), or is dropped or moves on
+ * (timer_entry_passed), until an event comes out. */
 __attribute__((noinline)) static bool pop_timers(struct evq *q, sim_ns until, struct evq_ev *ev)
 {
 	const struct evq_key *first;
 
 	while ((first = first_key(q, until)) != NULL) {
 		uint32_t slot = key_slot(q, first);
+		uint64_t seq = key_seq(q, first);
 		struct evq_timer *tm = q->slots[slot].timer;
 
-		uint64_t seq = key_seq(q, first);
-
-		if (tm && tm->qseq == seq && tm->seq == seq) { /* due as armed: it fires */
-			tm->seq = 0;
-			tm->qseq = 0;
-			tm = NULL;
-		}
-		if (!tm || timer_entry(q, first, tm, slot, seq)) {
+		if (!tm || (tm->qseq == seq && tm->seq == seq)) {
+			if (tm)
+				tm->seq = tm->qseq = 0; /* fired: no longer armed */
 			pop_first(q, first, ev);
 			return true;
 		}
+		timer_entry_passed(q, first, tm, slot, seq);
 	}
 	return false;
 }
