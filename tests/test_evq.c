@@ -11,7 +11,9 @@
  * its evq_peek_time() is never later than the oracle's next live event.
  *
  * Scripted cases pin down the rules one at a time (ties in push order, dead
- * events never surface, a fired timer is disarmed, growth); random cases run
+ * events never surface, a fired timer is disarmed, growth, the near
+ * buckets' width following the events' spacing, seqs that use the high
+ * bits beside the slot); random cases run
  * many seeds of a fixed xorshift64* generator with times drawn from a small
  * range so that equal times are the rule, not the exception (and once from
  * clusters spread over all 64 bits of sim_ns, sign included).  Every pop is
@@ -595,6 +597,67 @@ static void test_grows_past_initial_capacity(void **state)
 	h_release(&h);
 }
 
+/* The hold model (pop one, push one at now + [0, span)) with about
+ * `pending` events, for `ops` pops; every pop checked against the oracle. */
+static void hold_run(struct harness *h, struct rng *r, size_t pending, unsigned long ops, sim_ns span)
+{
+	sim_ns now = h->last_pop_t == INT64_MIN ? 0 : h->last_pop_t;
+
+	while (oracle_len(&h->o) < pending)
+		h_push(h, now + (sim_ns)rng_below(r, (uint64_t)span), 0, 0, 0);
+	for (unsigned long i = 0; i < ops; i++) {
+		struct evq_ev ev;
+		assert_true(h_pop(h, &ev));
+		now = ev.t;
+		h_push(h, now + (sim_ns)rng_below(r, (uint64_t)span), (int)(i & 1), (int)(i % NOBJS), i);
+	}
+}
+
+/* The near buckets' width follows the spacing of the events: 300 of them
+ * over 4 ms, it grows until the ring's 1024 buckets reach that far (the
+ * ring turning over many times on the way); over 4 us, it shrinks back to
+ * a few ns and the buckets hold most keys.  The order is the oracle's
+ * throughout, across every flush to the heap a change makes. */
+static void test_bucket_width_follows_spacing(void **state)
+{
+	struct harness h;
+	struct rng r = {.s = 77};
+	(void)state;
+
+	h_init(&h, 77, true);
+	hold_run(&h, &r, 300, 50000, (sim_ns)1 << 22);
+	assert_true(h.q.bshift >= 10);
+	assert_true(h.q.nbkt > h.q.nheap);
+	h_drain(&h);
+	hold_run(&h, &r, 300, 30000, 4096);
+	assert_true(h.q.bshift <= 5);
+	assert_true(h.q.nbkt > h.q.nheap);
+	h_drain(&h);
+	h_release(&h);
+}
+
+/* seqs near the top of what fits beside the slot (seq << slot_bits |
+ * slot): the order must hold on their high bits, also when the queue
+ * grows and every pending key is rewritten with a wider slot field. */
+static void test_large_seqs(void **state)
+{
+	struct harness h;
+	struct rng r = {.s = 5};
+	uint64_t seq0 = (uint64_t)1 << 48; /* fits beside up to 2^16 entries */
+	(void)state;
+
+	h_init(&h, 5, true);
+	assert_int_equal(h.q.cap, 1024);
+	h.q.next_seq = h.o.next_seq = seq0;
+	for (uint32_t i = 0; i < 3 * 1024; i++)
+		h_push(&h, (sim_ns)rng_below(&r, 64), 0, 0, i);
+	assert_true(h.q.cap >= 3 * 1024);
+	hold_run(&h, &r, 3000, 5000, 64);
+	assert_true(h.q.next_seq > seq0);
+	h_drain(&h);
+	h_release(&h);
+}
+
 /* ---- random cases ---- */
 
 /*
@@ -714,6 +777,8 @@ int main(void)
 		cmocka_unit_test(test_rearm_million_times_bounded),
 		cmocka_unit_test(test_earlier_rearms_compact),
 		cmocka_unit_test(test_grows_past_initial_capacity),
+		cmocka_unit_test(test_bucket_width_follows_spacing),
+		cmocka_unit_test(test_large_seqs),
 		cmocka_unit_test(test_random_monotone_ties),
 		cmocka_unit_test(test_random_monotone_spread),
 		cmocka_unit_test(test_random_arbitrary_times),

@@ -1,13 +1,21 @@
 /*
- * evq: a 4-ary min-heap of small keys, event bodies kept aside.
+ * evq: near buckets and a 4-ary min-heap of small keys, event bodies kept
+ * aside.
  *
  * Shaped for the workload every discrete-event simulator has, the "hold"
  * pattern (pop the earliest event, its handler pushes one or two more;
  * tests/bench_engine.c measures it):
  *
- *  - heap[] holds only keys (t, seq, slot), 24 bytes; fn, obj, arg and the
- *    timer sit in slots[slot] and never move while the event is pending.
- *    A sift moves 24 bytes per level instead of a whole 48-byte event.
+ *  - Most keys are due soon: they go into a ring of buckets by time (see
+ *    "The near buckets" below), O(1) both ways; the heap takes the rest.
+ *  - heap[] and the buckets hold only keys, 16 bytes: t, and seq with the slot in its low
+ *    slot_bits bits (cap is a power of two; when it doubles, every pending
+ *    key is rewritten with one bit more); fn, obj, arg and the timer sit in
+ *    slots[slot] and never move while the event is pending.  A sift moves
+ *    16 bytes per level instead of a whole 48-byte event, and heap + 1 is
+ *    aligned to 64 bytes, so the four children of a node, 4i+1 .. 4i+4,
+ *    are one cache line (LaMarca & Ladner, below).  seq keeps 64 -
+ *    slot_bits bits: 2^44 events at a million pending ones, days of run.
  *    Free slots form a LIFO list threaded through .arg, so the slot a pop
  *    frees is the one the handler's next push takes, still in cache.
  *  - Four children per node (d-heaps: Johnson, "Priority queues with update
@@ -24,12 +32,24 @@
  *    moves, so choosing among four children costs no mispredicted branch.
  *    (__int128 is a GCC/Clang extension; util.h already assumes those.)
  *
- * Measured with tests/bench.sh against the first version (binary heap of
- * whole 48-byte events, kept in bench_engine.c as "ref"), hold model:
- * N = 1000: 2.06x (29 M events/s on a shared 2-vCPU EPYC VM, GCC 12 -O2);
- * N = 1000 with 64 timers re-armed per event: 2.2x; N = 100000: 1.1-1.9x,
- * depending on how much of the shared L3 the neighbours leave us.  Ratios,
- * because absolute rates on these machines move by tens of percent.
+ * Measured with tests/bench_engine against the first version (binary heap
+ * of whole 48-byte events, kept in bench_engine.c as "ref"), hold model,
+ * median rounds, on a shared 2-vCPU EPYC VM, GCC 12 -O2: the heap alone of
+ * 24-byte keys gave N = 1000: 1.8x ref (27 M events/s), 16-byte keys 1.85x;
+ * with the buckets 2.6x (39 M events/s); N = 1000 with 64 timers re-armed
+ * per event: 4.2x, 5.4x with the buckets; N = 100000 (the ring holds a
+ * small part): 1.8x either way.  Tried and measured slower at N = 1000: an
+ * 8-ary heap (0.89x the 4-ary), two levels a step (0.79x), the pop's hole
+ * filled top-down by the next push (0.78x), comparing t alone with a
+ * branch on ties (0.5x), a radix heap (0.73x).  The event path runs near
+ * 3.7 instructions a cycle, so instructions count: a push is one function
+ * (evq_insert and below forced inline) and the pop keeps the heap's
+ * removal and the timer cases out of line, which saves their registers'
+ * saves and restores on the common path; a growth is a tail call and the
+ * width is judged after a pop, so no argument has to outlive a call, and
+ * a pop whose first key is a timer's hands over to pop_timers: 335 -> 278
+ * instructions per event (valgrind, hold N=1000), 2.6x -> 2.8x ref.  Ratios, because absolute rates on
+ * these machines move by tens of percent.
  */
 #include "evq.h"
 
@@ -38,53 +58,120 @@
 #include "util.h"
 
 #define EVQ_CAP0 1024u
+#define EVQ_CAP_MAX (1u << 31)
+#define CACHE_LINE 64u
+#define EVQ_NB 1024u     /* near buckets, a power of two */
+#define EVQ_BK 4u        /* keys per bucket: one cache line */
+#define EVQ_SHIFT0 4u    /* first bucket width, 16 ns */
+#define EVQ_SHIFT_MAX 40u
+#define EVQ_JUDGE 4096u  /* pushes between judgements of the width */
 
 __extension__ typedef __int128 evq_k128;
 
-/* The (t, seq) order as one integer, t * 2^64 + seq, built as bits: the
- * arithmetic form makes GCC 12 spill to the stack.  Converting the unsigned
- * value to signed is modulo 2^128 in GCC and Clang (implementation-defined
- * in C11), which is what gives t its sign. */
+/* The (t, seq) order as one integer, t * 2^64 + seqslot, built as bits:
+ * the arithmetic form makes GCC 12 spill to the stack.  Converting the
+ * unsigned value to signed is modulo 2^128 in GCC and Clang
+ * (implementation-defined in C11), which is what gives t its sign. */
 static inline evq_k128 key_of(const struct evq_key *k)
 {
 	__extension__ unsigned __int128 hi = (uint64_t)k->t;
-	return (evq_k128)(hi << 64 | k->seq);
+	return (evq_k128)(hi << 64 | k->seqslot);
 }
 
-/* Make room for cap keys and slots; new slots go on the free list (all old
- * slots are in use: the queue only grows when it is full). */
+static inline uint32_t key_slot(const struct evq *q, const struct evq_key *k)
+{
+	return (uint32_t)(k->seqslot & (q->cap - 1));
+}
+
+static inline uint64_t key_seq(const struct evq *q, const struct evq_key *k)
+{
+	return k->seqslot >> q->slot_bits;
+}
+
+static inline struct evq_key key_make(const struct evq *q, sim_ns t, uint64_t seq, uint32_t slot)
+{
+	return (struct evq_key){.t = t, .seqslot = seq << q->slot_bits | slot};
+}
+
+static void bkt_flush(struct evq *q);
+static void bkt_init(struct evq *q);
+
+/* Make room for cap keys and slots, cap a power of two; new slots go on
+ * the free list (all old slots are in use: the queue only grows when it is
+ * full), and the pending keys take the wider slot field. */
 static void evq_grow(struct evq *q, uint32_t cap)
 {
-	INVARIANT(cap > q->cap, "event queue cannot grow past %u entries", q->cap);
-	q->heap = xrealloc(q->heap, (size_t)cap * sizeof(*q->heap));
+	uint32_t bits = 0, old_bits = q->slot_bits;
+	struct evq_key *heap;
+	void *mem;
+
+	INVARIANT(cap > q->cap && cap <= EVQ_CAP_MAX, "event queue cannot grow past %u entries", q->cap);
+	if (q->bkt)
+		bkt_flush(q); /* the heap's keys only are rewritten below */
+	while ((1u << bits) < cap)
+		bits++;
+	INVARIANT(q->next_seq <= UINT64_MAX >> bits,
+		  "event queue: %llu events scheduled, too many to number beside %u pending ones",
+		  (unsigned long long)q->next_seq, cap);
+	/* heap + 1 on a cache line's start: heap[0] is the line's last key */
+	mem = xmalloc((size_t)(cap + CACHE_LINE / sizeof(*heap)) * sizeof(*heap));
+	heap = (struct evq_key *)mem;
+	while ((uintptr_t)(heap + 1) % CACHE_LINE)
+		heap++;
+	for (uint32_t i = 0; i < q->nheap; i++) {
+		struct evq_key k = q->heap[i];
+		uint64_t slot = k.seqslot & (q->cap - 1);
+		heap[i] = (struct evq_key){.t = k.t, .seqslot = (k.seqslot >> old_bits) << bits | slot};
+	}
+	if (q->front.seqslot) {
+		uint64_t slot = q->front.seqslot & (q->cap - 1);
+		q->front.seqslot = (q->front.seqslot >> old_bits) << bits | slot;
+	}
+	free(q->heap_mem);
+	q->heap_mem = mem;
+	q->heap = heap;
 	q->slots = xrealloc(q->slots, (size_t)cap * sizeof(*q->slots));
 	for (uint32_t s = q->cap; s < cap; s++)
 		q->slots[s].arg = s + 1;
 	q->free_slot = q->cap;
 	q->cap = cap;
+	q->slot_bits = bits;
+	q->seq_end = UINT64_MAX >> bits; /* seqs below it fit: seq << bits does not overflow */
 }
 
 void evq_init(struct evq *q)
 {
 	q->heap = NULL;
+	q->heap_mem = NULL;
 	q->slots = NULL;
-	q->n = q->nheap = q->cap = 0;
+	q->n = q->nheap = q->cap = q->slot_bits = 0;
 	q->front = (struct evq_key){0};
 	q->front_off = false;
-	evq_grow(q, EVQ_CAP0);
 	q->next_seq = 1;
+	q->bkt = NULL;
+	evq_grow(q, EVQ_CAP0);
+	bkt_init(q);
 	q->ndead = 0;
 	q->pushed = q->skipped = q->requeued = q->fronted = 0;
 }
 
 void evq_release(struct evq *q)
 {
-	free(q->heap);
+	free(q->heap_mem);
 	free(q->slots);
+	free(q->bkt_mem);
+	free(q->bcnt);
+	free(q->bmap);
 	q->heap = NULL;
+	q->heap_mem = NULL;
 	q->slots = NULL;
+	q->bkt = NULL;
+	q->bkt_mem = NULL;
+	q->bcnt = NULL;
+	q->bmap = NULL;
+	q->nbkt = 0;
 	q->n = q->nheap = q->cap = 0;
-	q->front.seq = 0;
+	q->front.seqslot = 0;
 }
 
 /* Put key k at position i or above, moving larger parents down. */
@@ -113,77 +200,6 @@ static inline void slot_put(struct evq *q, uint32_t slot)
 {
 	q->slots[slot].arg = q->free_slot;
 	q->free_slot = slot;
-}
-
-/* Key k enters the queue: into the front when it is earlier than every
- * pending key (the old front, if any, goes into the heap), else the heap. */
-static inline void evq_place(struct evq *q, struct evq_key k)
-{
-	if (!q->front_off) {
-		if (q->front.seq == 0) {
-			if (q->nheap == 0 || key_of(&k) < key_of(&q->heap[0])) {
-				q->front = k;
-				q->fronted++;
-				return;
-			}
-		} else if (key_of(&k) < key_of(&q->front)) {
-			struct evq_key old = q->front;
-			q->front = k;
-			q->fronted++;
-			k = old;
-		}
-	}
-	sift_up(q->heap, q->nheap++, k);
-}
-
-static inline uint32_t evq_insert(struct evq *q, sim_ns t, uint64_t seq, evq_fn fn, void *obj,
-				  uint64_t arg, struct evq_timer *tm)
-{
-	struct evq_key k = {.t = t, .seq = seq};
-
-	if (q->n == q->cap)
-		evq_grow(q, q->cap <= UINT32_MAX / 2 ? 2 * q->cap : UINT32_MAX);
-	k.slot = slot_take(q);
-	q->slots[k.slot] = (struct evq_slot){.fn = fn, .obj = obj, .arg = arg, .timer = tm};
-	evq_place(q, k);
-	q->n++;
-	q->pushed++;
-	return k.slot;
-}
-
-uint64_t evq_push(struct evq *q, sim_ns t, evq_fn fn, void *obj, uint64_t arg)
-{
-	uint64_t seq = q->next_seq++;
-	evq_insert(q, t, seq, fn, obj, arg, NULL);
-	return seq;
-}
-
-void evq_push_seq(struct evq *q, sim_ns t, uint64_t seq, evq_fn fn, void *obj, uint64_t arg)
-{
-	INVARIANT(seq > 0 && seq < q->next_seq, "evq_push_seq: seq %llu was never taken", (unsigned long long)seq);
-	evq_insert(q, t, seq, fn, obj, arg, NULL);
-}
-
-static void evq_drop_dead(struct evq *q);
-
-void evq_timer_arm(struct evq *q, struct evq_timer *tm, sim_ns t, evq_fn fn, void *obj, uint64_t arg)
-{
-	uint64_t seq = q->next_seq++;
-
-	tm->seq = seq;
-	tm->t = t;
-	if (tm->qseq && tm->qt <= t) {
-		/* mod_timer: the queued entry comes up first and moves on */
-		q->slots[tm->qslot] = (struct evq_slot){.fn = fn, .obj = obj, .arg = arg, .timer = tm};
-		return;
-	}
-	bool had_entry = tm->qseq != 0; /* queued later than t: it dies */
-
-	tm->qslot = evq_insert(q, t, seq, fn, obj, arg, tm);
-	tm->qseq = seq;
-	tm->qt = t;
-	if (had_entry && ++q->ndead > q->n / 2 && q->n >= 64)
-		evq_drop_dead(q);
 }
 
 /*
@@ -221,7 +237,7 @@ static inline size_t min_of_4(struct evq_key *h, size_t c)
 
 /* Fill the hole at heap[0] of the n keys h[0..n) with k: walk the hole down
  * to a leaf along the smallest children, then sift k up from there. */
-static inline void fill_root(struct evq_key *h, size_t n, struct evq_key k)
+__attribute__((always_inline)) static inline void fill_root(struct evq_key *h, size_t n, struct evq_key k)
 {
 	size_t end = n * KEY, i = 0, c; /* byte offsets */
 
@@ -241,8 +257,246 @@ static inline void fill_root(struct evq_key *h, size_t n, struct evq_key k)
 	sift_up(h, i / KEY, k);
 }
 
+/*
+ * The near buckets: a ring of EVQ_NB buckets, each 2^bshift ns wide and
+ * one cache line of EVQ_BK keys, unsorted.  Bucket bcur holds the keys
+ * earlier than bbase + 2^bshift, the one j after it (modulo EVQ_NB) those of
+ * [bbase + j 2^bshift, bbase + (j + 1) 2^bshift).  A key goes into its
+ * bucket if the ring reaches that far and the bucket has room, else into
+ * the heap; so every bucket's keys are earlier than those of the buckets
+ * after it, the earliest bucketed key (bmin) is in the first bucket that
+ * holds one, and the queue's next key is the earlier of bmin and the
+ * heap's top.  Where a key is kept never changes the order, only the
+ * cost: an O(1) push and pop for the keys of the near future, which in the
+ * hold model and in a CPU's steps are nearly all of them.  (A calendar
+ * queue, Brown, CACM 31(10), 1988, without its years: what does not fit
+ * goes to the heap.)  Taking bmin moves the ring's start to its bucket;
+ * every EVQ_JUDGE pushes (checked after the next pop) the width is judged:
+ * halved when too many keys found their bucket full, doubled when too many
+ * fell past the ring.
+ */
+static const struct evq_key key_none = {.t = INT64_MAX, .seqslot = UINT64_MAX};
+
+static void bkt_init(struct evq *q)
+{
+	struct evq_key *b;
+
+	q->bkt_mem = xmalloc((size_t)(EVQ_NB * EVQ_BK + CACHE_LINE / KEY) * KEY);
+	b = (struct evq_key *)q->bkt_mem;
+	while ((uintptr_t)b % CACHE_LINE)
+		b++;
+	for (uint32_t i = 0; i < EVQ_NB * EVQ_BK; i++)
+		b[i] = key_none;
+	q->bkt = b;
+	q->bcnt = xcalloc(EVQ_NB, 1);
+	q->bmap = xcalloc(EVQ_NB / 64, sizeof(*q->bmap));
+	q->nbkt = q->bcur = 0;
+	q->bshift = EVQ_SHIFT0;
+	q->bbase = q->last_t = 0;
+	q->b_offered = q->b_full = q->b_far = 0;
+	q->b_judge_at = EVQ_JUDGE;
+}
+
+/* Move every bucketed key into the heap. */
+static void bkt_flush(struct evq *q)
+{
+	for (uint32_t b = 0; b < EVQ_NB && q->nbkt; b++) {
+		for (uint32_t i = 0; i < q->bcnt[b]; i++) {
+			sift_up(q->heap, q->nheap++, q->bkt[b * EVQ_BK + i]);
+			q->bkt[b * EVQ_BK + i] = key_none;
+			q->nbkt--;
+		}
+		q->bcnt[b] = 0;
+	}
+	for (uint32_t w = 0; w < EVQ_NB / 64; w++)
+		q->bmap[w] = 0;
+}
+
+/* Halve or double the width by what the pushes since the last judgement
+ * met.  A change moves every bucketed key to the heap, so the next
+ * judgement waits for at least four pushes per pending key: that bounds
+ * the moves to a quarter of a heap push per push, even when no width
+ * suits (keys both crowded and far apart). */
+__attribute__((noinline)) static void bkt_judge(struct evq *q)
+{
+	uint32_t off = q->b_offered, full = q->b_full, far = q->b_far, shift = q->bshift;
+
+	q->b_offered = q->b_full = q->b_far = 0;
+	q->b_judge_at = EVQ_JUDGE;
+	if (full > off / 8 && shift > 0)
+		shift--;
+	else if (far > off / 8 && full < off / 32 && shift < EVQ_SHIFT_MAX)
+		shift++;
+	else
+		return;
+	bkt_flush(q);
+	q->bshift = shift;
+	q->bbase = q->last_t;
+	if (q->n > EVQ_JUDGE / 4)
+		q->b_judge_at = q->n > UINT32_MAX / 4 ? UINT32_MAX : 4 * q->n;
+}
+
+/* Key k into its bucket if it has one with room: true; else false. */
+__attribute__((always_inline)) static inline bool bkt_offer(struct evq *q, struct evq_key k)
+{
+	uint64_t j = 0;
+	uint32_t b, at;
+
+	q->b_offered++; /* judged by the pop (bkt_judge), where no key is in hand */
+	if (q->nbkt == 0)
+		q->bbase = q->last_t; /* empty: any start is right, now is best */
+	if (k.t >= q->bbase) {
+		j = ((uint64_t)k.t - (uint64_t)q->bbase) >> q->bshift;
+		if (j >= EVQ_NB) {
+			q->b_far++;
+			return false;
+		}
+	}
+	b = (uint32_t)(q->bcur + j) & (EVQ_NB - 1);
+	if (q->bcnt[b] == EVQ_BK) {
+		q->b_full++;
+		return false;
+	}
+	at = b * EVQ_BK + q->bcnt[b]++;
+	q->bkt[at] = k;
+	q->bmap[b / 64] |= 1ull << (b % 64);
+	if (q->nbkt++ == 0 || key_of(&k) < key_of(&q->bmin)) {
+		q->bmin = k;
+		q->bmin_at = at;
+	}
+	return true;
+}
+
+/* The first bucket after b (circularly) that holds a key (nbkt > 0). */
+static inline uint32_t bkt_next(const struct evq *q, uint32_t b)
+{
+	uint32_t w = b / 64;
+	uint64_t bits = q->bmap[w] & (~0ull << (b % 64));
+
+	while (!bits) {
+		w = (w + 1) % (EVQ_NB / 64);
+		bits = q->bmap[w];
+	}
+	return w * 64 + (uint32_t)__builtin_ctzll(bits);
+}
+
+/* Take bmin out; the ring starts at its bucket now. */
+__attribute__((always_inline)) static inline void bkt_take(struct evq *q)
+{
+	uint32_t at = q->bmin_at, b = at / EVQ_BK, last = b * EVQ_BK + q->bcnt[b] - 1;
+	uint32_t off = (b - q->bcur) & (EVQ_NB - 1);
+
+	q->bkt[at] = q->bkt[last];
+	q->bkt[last] = key_none;
+	q->bcnt[b]--;
+	q->bbase = (sim_ns)((uint64_t)q->bbase + ((uint64_t)off << q->bshift));
+	q->bcur = b;
+	if (q->bcnt[b] == 0)
+		q->bmap[b / 64] &= ~(1ull << (b % 64));
+	if (--q->nbkt == 0)
+		return;
+	if (q->bcnt[b] == 0)
+		b = bkt_next(q, b);
+	q->bmin_at = (uint32_t)(min_of_4(q->bkt, (size_t)b * EVQ_BK * KEY) / KEY);
+	q->bmin = q->bkt[q->bmin_at];
+}
+
+/* Key k into the buckets or the heap. */
+__attribute__((always_inline)) static inline void evq_store(struct evq *q, struct evq_key k)
+{
+	if (!bkt_offer(q, k))
+		sift_up(q->heap, q->nheap++, k);
+}
+
+/* Key k enters the queue: into the front when it is earlier than every
+ * pending key (the old front, if any, goes on), else into the buckets or
+ * the heap (evq_store). */
+__attribute__((always_inline)) static inline void evq_place(struct evq *q, struct evq_key k)
+{
+	if (!q->front_off) {
+		if (q->front.seqslot == 0) {
+			if ((q->nbkt == 0 || key_of(&k) < key_of(&q->bmin)) &&
+			    (q->nheap == 0 || key_of(&k) < key_of(&q->heap[0]))) {
+				q->front = k;
+				q->fronted++;
+				return;
+			}
+		} else if (key_of(&k) < key_of(&q->front)) {
+			struct evq_key old = q->front;
+			q->front = k;
+			q->fronted++;
+			k = old;
+		}
+	}
+	evq_store(q, k);
+}
+
+static uint32_t evq_insert_grow(struct evq *q, sim_ns t, uint64_t seq, evq_fn fn, void *obj, uint64_t arg,
+			       struct evq_timer *tm);
+
+__attribute__((always_inline)) static inline uint32_t evq_insert(struct evq *q, sim_ns t, uint64_t seq, evq_fn fn, void *obj,
+				  uint64_t arg, struct evq_timer *tm)
+{
+	uint32_t slot;
+
+	if (q->n == q->cap) /* a call the arguments need not survive */
+		return evq_insert_grow(q, t, seq, fn, obj, arg, tm);
+	INVARIANT(seq < q->seq_end, "event queue: seq %llu too large to number beside %u pending events",
+		  (unsigned long long)seq, q->cap);
+	slot = slot_take(q);
+	q->slots[slot] = (struct evq_slot){.fn = fn, .obj = obj, .arg = arg, .timer = tm};
+	evq_place(q, key_make(q, t, seq, slot));
+	q->n++;
+	q->pushed++;
+	return slot;
+}
+
+__attribute__((noinline)) static uint32_t evq_insert_grow(struct evq *q, sim_ns t, uint64_t seq, evq_fn fn,
+							 void *obj, uint64_t arg, struct evq_timer *tm)
+{
+	evq_grow(q, 2 * q->cap);
+	return evq_insert(q, t, seq, fn, obj, arg, tm);
+}
+
+uint64_t evq_push(struct evq *q, sim_ns t, evq_fn fn, void *obj, uint64_t arg)
+{
+	uint64_t seq = q->next_seq++;
+	evq_insert(q, t, seq, fn, obj, arg, NULL);
+	return seq;
+}
+
+void evq_push_seq(struct evq *q, sim_ns t, uint64_t seq, evq_fn fn, void *obj, uint64_t arg)
+{
+	INVARIANT(seq > 0 && seq < q->next_seq, "evq_push_seq: seq %llu was never taken", (unsigned long long)seq);
+	evq_insert(q, t, seq, fn, obj, arg, NULL);
+}
+
+static void evq_drop_dead(struct evq *q);
+
+void evq_timer_arm(struct evq *q, struct evq_timer *tm, sim_ns t, evq_fn fn, void *obj, uint64_t arg)
+{
+	uint64_t seq = q->next_seq++;
+
+	INVARIANT(seq < q->seq_end, "event queue: seq %llu too large to number beside %u pending events",
+		  (unsigned long long)seq, q->cap);
+	tm->seq = seq;
+	tm->t = t;
+	if (tm->qseq && tm->qt <= t) {
+		/* mod_timer: the queued entry comes up first and moves on */
+		q->slots[tm->qslot] = (struct evq_slot){.fn = fn, .obj = obj, .arg = arg, .timer = tm};
+		return;
+	}
+	bool had_entry = tm->qseq != 0; /* queued later than t: it dies */
+
+	tm->qslot = evq_insert(q, t, seq, fn, obj, arg, tm);
+	tm->qseq = seq;
+	tm->qt = t;
+	if (had_entry && ++q->ndead > q->n / 2 && q->n >= 64)
+		evq_drop_dead(q);
+}
+
 /* Drop heap[0]. */
-static inline void remove_top(struct evq *q)
+__attribute__((noinline)) static void remove_top(struct evq *q)
 {
 	size_t n = --q->nheap;
 
@@ -252,14 +506,14 @@ static inline void remove_top(struct evq *q)
 	/* The next pop reads the new top's slot, which for a large queue was
 	 * written long ago: fetch it while the handler runs (3-5% at N=100000
 	 * in tests/bench_engine.c, no change at N=1000). */
-	__builtin_prefetch(&q->slots[q->heap[0].slot]);
+	__builtin_prefetch(&q->slots[key_slot(q, &q->heap[0])]);
 }
 
 /* A queued entry whose timer has since queued a newer one. */
 static inline bool key_dead(const struct evq *q, const struct evq_key *k)
 {
-	const struct evq_timer *tm = q->slots[k->slot].timer;
-	return tm && tm->qseq != k->seq;
+	const struct evq_timer *tm = q->slots[key_slot(q, k)].timer;
+	return tm && tm->qseq != key_seq(q, k);
 }
 
 /* Drop every dead entry and rebuild the heap (Floyd's bottom-up build,
@@ -269,21 +523,22 @@ static void evq_drop_dead(struct evq *q)
 	struct evq_key *h = q->heap;
 	size_t n = 0;
 
-	if (q->front.seq && key_dead(q, &q->front)) {
-		slot_put(q, q->front.slot);
+	bkt_flush(q);
+	if (q->front.seqslot && key_dead(q, &q->front)) {
+		slot_put(q, key_slot(q, &q->front));
 		q->skipped++;
-		q->front.seq = 0;
+		q->front.seqslot = 0;
 	}
 	for (size_t i = 0; i < q->nheap; i++) {
 		if (key_dead(q, &h[i])) {
-			slot_put(q, h[i].slot);
+			slot_put(q, key_slot(q, &h[i]));
 			q->skipped++;
 		} else {
 			h[n++] = h[i];
 		}
 	}
 	q->nheap = (uint32_t)n;
-	q->n = q->nheap + (q->front.seq != 0);
+	q->n = q->nheap + (q->front.seqslot != 0);
 	q->ndead = 0;
 	for (size_t i = n / 4 + 1; i-- > 0;) {
 		struct evq_key k = h[i];
@@ -305,61 +560,107 @@ static void evq_drop_dead(struct evq *q)
 }
 
 /* Take the earliest key k (the front's, or the heap's top) out. */
-static inline void take_first(struct evq *q, const struct evq_key *k)
+__attribute__((always_inline)) static inline void take_first(struct evq *q, const struct evq_key *k)
 {
 	q->n--;
+	q->last_t = k->t;
 	if (k == &q->front)
-		q->front.seq = 0;
+		q->front.seqslot = 0;
+	else if (k == &q->bmin)
+		bkt_take(q);
 	else
 		remove_top(q);
 }
 
+/* The first key is the entry (slot, seq) of a timer that is not due with
+ * it: drop the entry (the timer was re-armed earlier or cancelled) or move
+ * it to the timer's later (time, seq).  Out of line: rarer than a fire. */
+__attribute__((noinline)) static void timer_entry_passed(struct evq *q, const struct evq_key *first,
+							 struct evq_timer *tm, uint32_t slot, uint64_t seq)
+{
+	if (tm->qseq != seq) { /* re-armed earlier since */
+		q->ndead--;
+		q->skipped++;
+		slot_put(q, slot);
+		take_first(q, first);
+	} else if (tm->seq == 0) { /* cancelled */
+		tm->qseq = 0;
+		q->skipped++;
+		slot_put(q, slot);
+		take_first(q, first);
+	} else { /* re-armed later: move on to it */
+		take_first(q, first);
+		tm->qseq = tm->seq;
+		tm->qt = tm->t;
+		evq_place(q, key_make(q, tm->t, tm->seq, slot));
+		q->n++;
+		q->requeued++;
+	}
+}
+
+/* The first key of the queue due by `until`, or NULL. */
+__attribute__((always_inline)) static inline const struct evq_key *first_key(const struct evq *q, sim_ns until)
+{
+	const struct evq_key *first;
+
+	if (q->front.seqslot)
+		first = &q->front;
+	else if (q->nbkt)
+		first = q->nheap && key_of(&q->heap[0]) < key_of(&q->bmin) ? &q->heap[0] : &q->bmin;
+	else if (q->nheap)
+		first = &q->heap[0];
+	else
+		return NULL;
+	return first->t > until ? NULL : first;
+}
+
+/* Take the first key out as the event *ev (its timer, if any, fired). */
+__attribute__((always_inline)) static inline void pop_first(struct evq *q, const struct evq_key *first,
+							    struct evq_ev *ev)
+{
+	uint32_t slot = key_slot(q, first);
+	const struct evq_slot *s = &q->slots[slot];
+
+	*ev = (struct evq_ev){.t = first->t, .seq = key_seq(q, first), .fn = s->fn, .obj = s->obj, .arg = s->arg,
+			      .timer = s->timer};
+	slot_put(q, slot);
+	take_first(q, first);
+	if (q->b_offered >= q->b_judge_at)
+		bkt_judge(q);
+}
+
+/* evq_pop_until once the first key is a timer's: each timer entry in turn
+ * fires (the timer is armed with this very key), or is dropped or moves on
+ * (timer_entry_passed), until an event comes out. */
+__attribute__((noinline)) static bool pop_timers(struct evq *q, sim_ns until, struct evq_ev *ev)
+{
+	const struct evq_key *first;
+
+	while ((first = first_key(q, until)) != NULL) {
+		uint32_t slot = key_slot(q, first);
+		uint64_t seq = key_seq(q, first);
+		struct evq_timer *tm = q->slots[slot].timer;
+
+		if (!tm || (tm->qseq == seq && tm->seq == seq)) {
+			if (tm)
+				tm->seq = tm->qseq = 0; /* fired: no longer armed */
+			pop_first(q, first, ev);
+			return true;
+		}
+		timer_entry_passed(q, first, tm, slot, seq);
+	}
+	return false;
+}
+
+/* The plain event's path: nothing in it has to outlive a call. */
 bool evq_pop_until(struct evq *q, sim_ns until, struct evq_ev *ev)
 {
-	for (;;) {
-		const struct evq_key *first = q->front.seq ? &q->front : q->nheap ? &q->heap[0] : NULL;
-		struct evq_key k;
-		struct evq_slot *s;
-		struct evq_timer *tm;
+	const struct evq_key *first = first_key(q, until);
 
-		if (!first || first->t > until)
-			return false;
-		k = *first;
-		s = &q->slots[k.slot];
-		tm = s->timer;
-		if (tm) {
-			if (tm->qseq != k.seq) { /* re-armed earlier since */
-				q->ndead--;
-				q->skipped++;
-				slot_put(q, k.slot);
-				take_first(q, first);
-				continue;
-			}
-			if (tm->seq == 0) { /* cancelled */
-				tm->qseq = 0;
-				q->skipped++;
-				slot_put(q, k.slot);
-				take_first(q, first);
-				continue;
-			}
-			if (tm->seq != k.seq) { /* re-armed later: move on to it */
-				take_first(q, first);
-				k.t = tm->t;
-				k.seq = tm->seq;
-				tm->qseq = k.seq;
-				tm->qt = k.t;
-				evq_place(q, k);
-				q->n++;
-				q->requeued++;
-				continue;
-			}
-			tm->seq = 0; /* fired: no longer armed */
-			tm->qseq = 0;
-		}
-		*ev = (struct evq_ev){.t = k.t, .seq = k.seq, .fn = s->fn, .obj = s->obj,
-				      .arg = s->arg, .timer = tm};
-		slot_put(q, k.slot);
-		take_first(q, first);
-		return true;
-	}
+	if (!first)
+		return false;
+	if (q->slots[key_slot(q, first)].timer)
+		return pop_timers(q, until, ev);
+	pop_first(q, first, ev);
+	return true;
 }

@@ -1,5 +1,5 @@
 /*
- * evq: the event queue, a min-heap ordered by (time, seq).
+ * evq: the event queue, ordered by (time, seq).
  *
  * seq is an insertion counter, so events at the same nanosecond run in the
  * order they were scheduled: the order is total and deterministic (never by
@@ -15,21 +15,26 @@
  * fresh seq, so events come out in exactly the order a cancel plus a new
  * push would give.  Re-arming earlier than the queued entry pushes a new
  * entry and the old one is dead; dead entries are skipped on pop and
- * dropped all at once when they are half the heap, so the heap stays
+ * dropped all at once when they are half the queue, so the queue stays
  * within twice the live events plus one entry per timer.  Cancel and re-arm
  * are O(1) (amortized O(log n) for an earlier re-arm); no timer scan is
  * ever needed.
  *
- * Storage (see evq.c for why): heap[] holds only the keys (t, seq, slot) of
- * the pending events; the rest of each event lives in slots[slot], which
- * stays put while the event is pending.  Both arrays have cap entries.
- * A key earlier than all others when it is pushed goes to front instead,
- * beside the heap: the next step of a CPU is nearly always due before
- * anything else queued, and then its push and pop touch no heap at all.
- * front stays earlier than every key in the heap, so the order is the
- * heap's order exactly (front_off keeps everything in the heap and turns
- * the other paths around the queue off too, sim.h's sim_next_inline and
- * netdev_nic.c's one queued arrival per direction: the tests compare).
+ * Storage (see evq.c for why): a key (t, seq and slot) of a pending event
+ * sits in one of three places: a ring of buckets for the near future
+ * (bkt[], each bucket a fixed span of time), a 4-ary min-heap (heap[]) for
+ * what does not fit there, and front; the rest of each event lives in
+ * slots[slot], which stays put while the event is pending.  heap[] and
+ * slots[] have cap entries.  A key earlier than all others when it is
+ * pushed goes to front: the next step of a CPU is nearly always due
+ * before anything else queued, and then its push and pop touch nothing
+ * else.  front stays earlier than every other key and each bucket's keys
+ * are earlier than the later buckets', so the next event is front's or
+ * the earlier of the first bucket's least key and the heap's top, and the
+ * order is exactly (t, seq) wherever a key is kept (front_off keeps front
+ * empty and turns the other paths around the queue off too, sim.h's
+ * sim_next_inline and netdev_nic.c's one queued arrival per direction: the
+ * tests compare).
  * Callers read n, pushed, skipped, requeued and fronted and may set
  * front_off before the first push; the rest is the queue's own.
  *
@@ -64,10 +69,13 @@ struct evq_ev {
 	struct evq_timer *timer; /* NULL: not cancellable */
 };
 
+/* A pending event's place in the order: t, then seq.  seq and the slot
+ * its body sits in share one word, seq << slot_bits | slot, so a key is 16
+ * bytes and four of them fill a cache line (evq.c); since seqs are unique,
+ * comparing (t, that word) is comparing (t, seq). */
 struct evq_key {
 	sim_ns t;
-	uint64_t seq;
-	uint32_t slot; /* index into evq.slots */
+	uint64_t seqslot;
 };
 
 struct evq_slot {
@@ -78,11 +86,28 @@ struct evq_slot {
 };
 
 struct evq {
-	struct evq_key front;   /* earlier than every key in heap; seq 0: none */
-	struct evq_key *heap;   /* 4-ary min-heap of nheap keys */
+	struct evq_key front;   /* earlier than every key in heap; seqslot 0: none */
+	struct evq_key *heap;   /* 4-ary min-heap of nheap keys (children of i: 4i+1 .. 4i+4) */
+	void *heap_mem;         /* heap's allocation (heap + 1 is cache-line aligned) */
 	struct evq_slot *slots; /* event bodies, cap entries */
-	uint32_t n, nheap, cap; /* n: entries, front included */
-	bool front_off;         /* keep every key in the heap (tests compare) */
+	uint32_t n, nheap, cap; /* n: entries, front included; cap a power of two */
+	uint32_t slot_bits;     /* log2(cap): a key's seqslot is seq << slot_bits | slot */
+	uint64_t seq_end;       /* seqs that fit beside a slot: below 2^(64 - slot_bits) */
+	bool front_off;         /* no front: every key in the buckets or the heap (tests compare) */
+	/* the near buckets (evq.c): EVQ_NB lines of EVQ_BK keys, a ring */
+	struct evq_key *bkt;    /* bucket b is bkt[b * EVQ_BK ..], unused keys all ones */
+	void *bkt_mem;          /* bkt's allocation (bkt is cache-line aligned) */
+	uint8_t *bcnt;          /* keys in each bucket */
+	uint64_t *bmap;         /* bit b: bucket b holds a key */
+	struct evq_key bmin;    /* the earliest bucketed key, while nbkt > 0 */
+	uint32_t bmin_at;       /* its index in bkt[] */
+	uint32_t bcur;          /* the bucket of [bbase, bbase + 2^bshift) */
+	uint32_t nbkt;          /* keys in buckets */
+	uint32_t bshift;        /* log2 of a bucket's width in ns */
+	sim_ns bbase;           /* start of bucket bcur's time */
+	sim_ns last_t;          /* time of the last key taken */
+	uint32_t b_offered, b_full, b_far; /* pushes since the width was last judged, */
+	uint32_t b_judge_at;    /*   and how many the next judgement waits for */
 	uint32_t free_slot;     /* head of the free-slot list */
 	uint64_t next_seq;      /* starts at 1; 0 means "not armed" */
 	uint32_t ndead;         /* entries of timers re-armed earlier (see above) */
@@ -118,7 +143,12 @@ static inline bool evq_pop(struct evq *q, struct evq_ev *ev) { return evq_pop_un
  * next event's time (the entry may be dead, cancelled or moved later). */
 static inline sim_ns evq_peek_time(const struct evq *q)
 {
-	return q->front.seq ? q->front.t : q->nheap ? q->heap[0].t : INT64_MAX;
+	sim_ns t;
+
+	if (q->front.seqslot)
+		return q->front.t;
+	t = q->nheap ? q->heap[0].t : INT64_MAX;
+	return q->nbkt && q->bmin.t < t ? q->bmin.t : t;
 }
 
 #endif

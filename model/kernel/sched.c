@@ -312,11 +312,19 @@ static struct cpu *select_cpu(struct cpu *waker, struct task *t, bool sync)
 		return target;
 	if (share_cache(prev, target) && cpu_is_idle(prev))
 		return prev;
-	for (int i = 1; i <= h->ncpus; i++) {
-		struct cpu *o = &h->cpus[(target->id + i) % h->ncpus];
-		if (share_cache(o, target) && cpu_is_idle(o))
-			return o;
+	/* the first idle CPU of target's LLC after it, circularly: the LLC is
+	 * the ids [lo, hi), so that is lo .. hi - 1 from target + 1 on */
+	int llc = h->cfg->llc_cpus, lo = 0, hi = h->ncpus;
+	if (llc > 0) {
+		lo = target->id / llc * llc;
+		hi = lo + llc < h->ncpus ? lo + llc : h->ncpus;
 	}
+	for (int id = target->id + 1; id < hi; id++)
+		if (cpu_is_idle(&h->cpus[id]))
+			return &h->cpus[id];
+	for (int id = lo; id <= target->id; id++)
+		if (cpu_is_idle(&h->cpus[id]))
+			return &h->cpus[id];
 	return target;
 }
 
