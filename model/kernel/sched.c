@@ -361,18 +361,24 @@ static sim_ns wake_time(const struct sim *sim, const struct cpu *c)
 	return cpu_is_idle(c) && !idle_polling(sim, c) ? sim->now + c->host->cfg->idle_exit_ns : sim->now;
 }
 
+/* Make a woken CPU run at t (wake_time): now if it is running or polls,
+ * else after its exit latency. */
+static void kick_at_wake(struct sim *sim, struct cpu *c, sim_ns t)
+{
+	if (t > sim->now)
+		cpu_kick_at(sim, c, t);
+	else
+		cpu_kick(sim, c);
+}
+
 /* One IPI from `from` (charged the send, if a CPU sends it) to `to`;
  * queued: for a wake list (ttwu_queue_remote, ttwu_queue_wakelist), else
  * resched_curr's. */
 static void send_ipi(struct sim *sim, struct cpu *from, struct cpu *to, enum irq_kind kind, bool queued)
 {
 	if (wakes_without_ipi(sim, to, queued)) {
-		sim_ns t = wake_time(sim, to);
 		sim->cnt.wake_no_ipi++;
-		if (t > sim->now)
-			cpu_kick_at(sim, to, t);
-		else
-			cpu_kick(sim, to);
+		kick_at_wake(sim, to, wake_time(sim, to));
 		return;
 	}
 	if (from)
@@ -466,12 +472,8 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 			resched_cpu(sim, waker, target);
 		}
 	}
-	if (target == waker)
-		return;
-	if (runs_at > sim->now)
-		cpu_kick_at(sim, target, runs_at);
-	else
-		cpu_kick(sim, target);
+	if (target != waker)
+		kick_at_wake(sim, target, runs_at);
 }
 
 /* sched.domains = llc: rebalance_domains (3.6) over two levels, the CPUs
