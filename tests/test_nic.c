@@ -604,8 +604,10 @@ static void test_modern_scenarios(void **state)
 
 /* 16 flows at 100 Gbit/s: some connection's buffer grows in nearly every
  * batch, so with run.settle = 0 the warm-up is extended to the bound and
- * the run still says it never settled; with 5% the buffers' sum counts
- * as settled and the warm-up ends when it was due. */
+ * the run still says it never settled; with 10% the buffers' sum counts
+ * as settled and the warm-up ends sooner.  (With 5% this run's warm-up
+ * reaches the bound too: from the 4.20+ initial window of ~64 KB its
+ * receive buffers grow for longer than from 10 segments.) */
 static void test_settle_tolerance_ends_the_warmup(void **state)
 {
 	struct scenario sc;
@@ -618,10 +620,10 @@ static void test_settle_tolerance_ends_the_warmup(void **state)
 	run(&sc, &exact);
 	assert_int_equal(exact.buffers_settled, 0);
 	expect_below(0.1, exact.warmup_s, "warm-up extended while buffers move (s)");
-	set(&sc, "run.settle", "0.05");
+	set(&sc, "run.settle", "0.1");
 	run(&sc, &tol);
 	assert_int_equal(tol.buffers_settled, 1);
-	expect_below(tol.warmup_s, exact.warmup_s, "warm-up (s), run.settle 5% vs 0");
+	expect_below(tol.warmup_s, exact.warmup_s, "warm-up (s), run.settle 10% vs 0");
 }
 
 int main(void)

@@ -458,6 +458,61 @@ static void test_scaling_ratio_since_6_6(void **state)
  * an echo of the current millisecond counts as 1 ms up to 6.15 and not at
  * all since 6.16, each echoed value once; the window's arrival time
  * (tcp_rcv_rtt_measure) is what is left on a sub-millisecond path. */
+/* tcp_select_initial_window and tcp_init_buffer_space: until 4.19 the
+ * first window offered is 10 segments (TCP_DEFAULT_INIT_RCVWND); since
+ * 4.20 (a337531b942b) it is the buffer's whole window, rounded down to the
+ * MSS and, until 6.9, at most 65535 -- with tcp_rmem[1] = 128 KB, 65160
+ * bytes at MSS 1448 -- while autotuning's first measure (rcvq_space.space)
+ * stays at 10 advmss (4.19+). */
+static void initial_window(const char *kernel, const char *mtu, const char *rmem, uint32_t *rcv_wnd, int64_t *space,
+			   int64_t *rcvbuf)
+{
+	struct scenario sc;
+	struct sim sim;
+	struct tcpsim_err err = {0};
+
+	config_defaults(&sc);
+	assert_int_equal(config_set(&sc, "host.kernel", kernel, "test", &err), 0);
+	assert_int_equal(config_set(&sc, "link.mtu", mtu, "test", &err), 0);
+	assert_int_equal(config_set(&sc, "tcp.rmem_default", rmem, "test", &err), 0);
+	assert_int_equal(config_set(&sc, "tcp.rmem_max", "32M", "test", &err), 0);
+	assert_int_equal(sim_init(&sim, &sc, &err), 0);
+	*rcv_wnd = sim.conns[0].rcv_wnd;
+	*space = sim.conns[0].space_bytes;
+	*rcvbuf = sim.conns[0].rcvbuf;
+	assert_int_equal(sim.conns[0].rcv_ssthresh, *rcv_wnd);
+	sim_release(&sim);
+}
+
+static void test_initial_window_since_4_20(void **state)
+{
+	uint32_t w419, w420, w618, big69, big610, j419, j420;
+	int64_t s419, s420, s618, sb, b, b419, b420;
+	(void)state;
+
+	initial_window("4.19", "1500", "131072", &w419, &s419, &b);
+	initial_window("4.20", "1500", "131072", &w420, &s420, &b);
+	initial_window("6.18", "1500", "131072", &w618, &s618, &b);
+	assert_int_equal(w419, 10 * 1448);
+	assert_int_equal(s419, 10 * 1448);
+	assert_int_equal(w420, 45 * 1448);
+	assert_int_equal(w618, 45 * 1448);
+	assert_int_equal(s420, 10 * 1460);
+	assert_int_equal(s618, 10 * 1460);
+	/* a larger tcp_rmem[1]: 65535 at most until 6.9, the whole window
+	 * (rounded down to the MSS) from 6.10 */
+	initial_window("6.9", "1500", "1048576", &big69, &sb, &b);
+	initial_window("6.10", "1500", "1048576", &big610, &sb, &b);
+	assert_int_equal(big69, 65535);
+	assert_int_equal(big610, 524288 / 1448 * 1448);
+	/* tcp_fixup_rcvbuf raised a buffer too small for two first windows
+	 * (MTU 65536: 2 x 2 segments) until 4.19, and went with a337531b942b */
+	initial_window("4.19", "65536", "131072", &j419, &sb, &b419);
+	initial_window("4.20", "65536", "131072", &j420, &sb, &b420);
+	if (!(b419 > 131072 && b420 == 131072))
+		fail_msg("rcvbuf at MTU 65536: 4.19 %lld, 4.20 %lld bytes", (long long)b419, (long long)b420);
+}
+
 static void test_receiver_rtt_samples(void **state)
 {
 	struct story st;
@@ -548,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_slow_start_of_an_app_limited_sender),
 		cmocka_unit_test(test_scaling_ratio_since_6_6),
 		cmocka_unit_test(test_receiver_rtt_samples),
+		cmocka_unit_test(test_initial_window_since_4_20),
 		cmocka_unit_test(test_iperf3_reader_selects_then_reads),
 	};
 	return cmocka_run_group_tests_name("tcp stories", tests, NULL, NULL);

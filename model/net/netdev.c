@@ -154,9 +154,19 @@ bool netdev_backlog_enqueue(struct sim *sim, struct cpu *c, struct skb *skb)
 void netdev_process_backlog(struct sim *sim, struct cpu *c)
 {
 	struct skb *skb = skb_list_pop(&c->backlog);
-	if (!c->backlog.len)
-		c->backlog_sched = false; /* the last batch: napi complete */
+	/* process_backlog's napi completion (napi->state = 0).  Until 3.18 it
+	 * completed as it spliced the last batch off input_pkt_queue, so an
+	 * skb sent while that batch ran (on lo, its ACK) raised NET_RX again
+	 * and took a run of its own.  Since 3.19 (d75b1ade567f, "net: less
+	 * interrupt masking in NAPI") it completes only on finding the queue
+	 * empty after the packets: that skb is spliced and run in the same
+	 * NET_RX. */
+	bool early = !host_kernel_at_least(c->host, 3, 19);
+	if (early && !c->backlog.len)
+		c->backlog_sched = false;
 	netdev_rx(sim, c, skb);
+	if (!early && !c->backlog.len)
+		c->backlog_sched = false;
 }
 
 bool netdev_napi_poll(struct sim *sim, struct cpu *c, void *napi)

@@ -106,13 +106,15 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 	tc->sndbuf = tc->sndbuf_locked ? 2 * sc->sndbuf_bytes : sc->wmem_default;
 	tc->rcvbuf_locked = sc->rcvbuf_bytes > 0;
 	tc->rcvbuf = tc->rcvbuf_locked ? 2 * sc->rcvbuf_bytes : sc->rmem_default;
-	/* tcp_fixup_rcvbuf / tcp_fixup_sndbuf: room for the initial windows */
+	/* tcp_fixup_rcvbuf / tcp_fixup_sndbuf: room for the initial windows
+	 * (tcp_fixup_rcvbuf until 4.19: a337531b942b took it out with the
+	 * 10-segment first window) */
 	{
 		int64_t per_seg = tc->advmss + sc->skb_overhead_bytes;
 		int64_t init_segs = TCP_INIT_RCVWND;
 		if (tc->mss_bytes > 1460)
 			init_segs = max64(1460 * TCP_INIT_RCVWND / tc->mss_bytes, 2);
-		if (!tc->rcvbuf_locked && tc->rcvbuf < 2 * per_seg * init_segs)
+		if (!tc->rcvbuf_locked && tc->rcvbuf < 2 * per_seg * init_segs && !host_kernel_at_least(rcv, 4, 20))
 			tc->rcvbuf = min64(2 * per_seg * init_segs, sc->rmem_max);
 		if (!tc->sndbuf_locked && tc->sndbuf < per_seg * sc->init_cwnd)
 			tc->sndbuf = min64(per_seg * sc->init_cwnd, sc->wmem_max);
@@ -145,9 +147,20 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 	}
 	tcp_cap_pacing_rate(tc);
 
-	/* tcp_select_initial_window: at most 10 segments of 1460 to start */
+	/* tcp_select_initial_window: until 4.19 at most 10 segments of 1460
+	 * to start (TCP_DEFAULT_INIT_RCVWND); since 4.20 (a337531b942b, "tcp:
+	 * up initial rmem to 128KB and SYN rwin to around 64KB") the buffer's
+	 * whole window, rounded down to the MSS -- 65160 bytes at MSS 1448 with
+	 * tcp_rmem[1] = 128 KB -- and until 6.9 at most 65535 (378979e94e95,
+	 * "tcp: remove 64 KByte limit for initial tp->rcv_wnd value", lifted it
+	 * in 6.10) */
 	space = tc->window_clamp;
-	{
+	if (host_kernel_at_least(rcv, 4, 20)) {
+		if (space > tc->mss_bytes)
+			space = space / tc->mss_bytes * tc->mss_bytes;
+		if (!host_kernel_at_least(rcv, 6, 10))
+			space = min64(space, 65535);
+	} else {
 		int64_t init_segs = TCP_INIT_RCVWND;
 		if (tc->mss_bytes > 1460)
 			init_segs = max64(1460 * TCP_INIT_RCVWND / tc->mss_bytes, 2);
@@ -166,7 +179,13 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 		tc->rcv_mss = hint < TCP_MIN_MSS ? TCP_MIN_MSS : hint;
 	}
 	tc->quick = (int)min64(tc->rcv_wnd / (2 * tc->rcv_mss), TCP_MAX_QUICKACKS);
+	/* tcp_init_buffer_space: rcvq_space.space starts at the smaller of
+	 * rcv_wnd and TCP_INIT_CWND * advmss since 4.19 (041a14d26715; and of
+	 * rcv_ssthresh, equal here, since 72d05c00d7ec), which is rcv_wnd
+	 * until the initial window grew in 4.20 */
 	tc->space_bytes = tc->rcv_wnd;
+	if (host_kernel_at_least(rcv, 4, 19))
+		tc->space_bytes = min64(tc->space_bytes, TCP_INIT_CWND * (int64_t)tc->advmss);
 	tc->space_time = 0;
 }
 

@@ -19,6 +19,7 @@
 #define TCP_MIN_MSS 88
 #define TCP_MAX_QUICKACKS 16
 #define TCP_INIT_RCVWND 10
+#define TCP_INIT_CWND 10 /* include/net/tcp.h: the initial cwnd the kernel sizes buffers for */
 #define TCP_RMEM_TO_WIN_SCALE 8
 #define TCP_DEFAULT_SCALING_RATIO (1 << (TCP_RMEM_TO_WIN_SCALE - 1)) /* until a frame is measured */
 
