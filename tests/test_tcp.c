@@ -281,6 +281,44 @@ static void test_backlog_drain_holds_softirqs(void **state)
 	story_end(&st);
 }
 
+/* tcp_backlog_ack_defer (6.6+): frames that waited in the owner's backlog
+ * are ACKed once, by tcp_release_cb after __release_sock, not each at
+ * once as __tcp_ack_snd_check finds them due. */
+static int backlog_acks(const char *kernel, int *during)
+{
+	struct story st;
+	int n;
+
+	story_begin_k(&st, "16436", kernel);
+	for (int i = 0; i < 3; i++)
+		tcp_send_append(&st.sim, st.c, st.tc, 3 * 16384, false);
+	assert_int_equal(st.cap.n, 3);
+	for (int i = 0; i < 3; i++)
+		skb_list_push(&st.tc->rx_backlog, st.cap.skb[i]);
+	for (int i = 0; i < 3; i++)
+		assert_true(tcp_reader_backlog_one(&st.sim, st.c, st.tc, 0) == 0);
+	*during = st.cap.n - 3;
+	assert_true(tcp_reader_backlog_one(&st.sim, st.c, st.tc, 0) == -1);
+	n = st.cap.n - 3;
+	for (int i = 3; i < st.cap.n; i++)
+		assert_int_equal(st.cap.skb[i]->kind, SKB_ACK);
+	story_end(&st);
+	return n;
+}
+
+static void test_backlog_ack_deferred_since_6_6(void **state)
+{
+	int during65, during66;
+	(void)state;
+
+	/* 6.5: each frame whose receipt finds an ACK due (__tcp_ack_snd_check)
+	 * is ACKed from inside the drain: two of the three here */
+	assert_int_equal(backlog_acks("6.5", &during65), 2);
+	assert_int_equal(during65, 2);
+	assert_int_equal(backlog_acks("6.6", &during66), 1);
+	assert_int_equal(during66, 0);
+}
+
 /* While softirqs are off nothing queued on the CPU's backlog is handled;
  * then one NET_RX run takes both packets: the backlog raised NET_RX once
  * (enqueue_to_backlog schedules it only when not already scheduled). */
@@ -604,6 +642,7 @@ int main(void)
 		cmocka_unit_test(test_scaling_ratio_since_6_6),
 		cmocka_unit_test(test_receiver_rtt_samples),
 		cmocka_unit_test(test_initial_window_since_4_20),
+		cmocka_unit_test(test_backlog_ack_deferred_since_6_6),
 		cmocka_unit_test(test_iperf3_reader_selects_then_reads),
 	};
 	return cmocka_run_group_tests_name("tcp stories", tests, NULL, NULL);

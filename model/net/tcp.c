@@ -232,8 +232,15 @@ int64_t tcp_reader_backlog_one(struct sim *sim, struct cpu *c, struct tcp_conn *
 	/* ... until 4.6: since 4.7 (commit 5413d1babe8f, "net: do not block
 	 * BH while processing socket backlog") __release_sock runs with them on */
 	c->bh_off = skb != NULL && !host_kernel_at_least(c->host, 4, 7);
-	if (!skb)
+	if (!skb) {
+		/* tcp_release_cb: the ACK the drain deferred, if still due */
+		if (tc->ack_deferred) {
+			tc->ack_deferred = false;
+			if (tc->rcv_nxt > tc->rcv_wup)
+				tcp_send_ack(sim, c, tc, &sim->cnt.acks_rx);
+		}
 		return -1;
+	}
 	cpu_charge(sim, c, COST_RX_TCP, c->host->cfg->cost_cycles[COST_RX_TCP]);
 	/* the fast path's direct copy: the reader has read everything queued
 	 * (copied_seq == rcv_nxt) and the frame fits in what recv() still
@@ -241,7 +248,9 @@ int64_t tcp_reader_backlog_one(struct sim *sim, struct cpu *c, struct tcp_conn *
 	len = skb->len;
 	direct = skb->seq == tc->rcv_nxt && tc->copied_seq == tc->rcv_nxt && (int64_t)len <= room &&
 		 !host_kernel_at_least(c->host, 4, 14);
+	tc->in_backlog = true;
 	tcp_rcv_data(sim, c, tc, skb, direct);
+	tc->in_backlog = false;
 	if (direct) {
 		rcv_space_adjust(sim, tc);
 		tcp_check_conn(tc);

@@ -279,6 +279,8 @@ struct tcp_conn {
 	int rcv_mss;                 /* icsk_ack.rcv_mss */
 	int quick;                   /* quickack segments left */
 	bool ack_pending;
+	bool in_backlog;             /* receiver: its TCP work runs from __release_sock */
+	bool ack_deferred;           /* TCP_ACK_DEFERRED: tcp_release_cb sends it (6.6+) */
 	struct evq_timer delack_tm;
 	struct cpu *delack_cpu;
 	bool receiver_waiting;       /* blocked in sk_wait_data */

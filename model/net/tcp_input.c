@@ -199,8 +199,16 @@ void tcp_rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct sk
 		sim->cnt.rcv_wakeups++;
 		sched_wakeup(sim, c, tc->receiver, true);
 	}
-	/* __tcp_ack_snd_check */
-	if (tc->rcv_nxt - tc->rcv_wup > (uint64_t)tc->rcv_mss && tcp_select_window_now(tc) >= tc->rcv_wnd) {
+	/* __tcp_ack_snd_check.  Since 6.6 (133c4c0d3717, "tcp: defer regular
+	 * ACK while processing socket backlog"; net.ipv4.tcp_backlog_ack_defer
+	 * = 1) an ACK due at once while the owner's __release_sock runs this
+	 * waits for tcp_release_cb: one ACK for the drain.  An ACK for
+	 * out-of-order data or a D-SACK still goes at once. */
+	bool rx_now = tc->rcv_nxt - tc->rcv_wup > (uint64_t)tc->rcv_mss && tcp_select_window_now(tc) >= tc->rcv_wnd;
+	if ((rx_now || tc->quick > 0) && !tc->ofo && !tc->dsack_pending && tc->in_backlog &&
+	    host_kernel_at_least(tc->rcv_host, 6, 6)) {
+		tc->ack_deferred = true;
+	} else if (rx_now) {
 		tcp_send_ack(sim, c, tc, &sim->cnt.acks_rx);
 	} else if (tc->quick > 0 || tc->ofo || tc->dsack_pending) {
 		tcp_send_ack(sim, c, tc, &sim->cnt.acks_quick);
