@@ -157,10 +157,10 @@ void netdev_process_backlog(struct sim *sim, struct cpu *c)
 	/* process_backlog's napi completion (napi->state = 0).  Until 3.18 it
 	 * completed as it spliced the last batch off input_pkt_queue, so an
 	 * skb sent while that batch ran (on lo, its ACK) raised NET_RX again
-	 * and took a run of its own.  Since 3.19 (d75b1ade567f, "net: less
-	 * interrupt masking in NAPI") it completes only on finding the queue
-	 * empty after the packets: that skb is spliced and run in the same
-	 * NET_RX. */
+	 * and took a run of its own.  Since 3.19 it completes only on finding
+	 * the queue empty after the packets: that skb is spliced and run in
+	 * the same NET_RX (4.0's form, checked; taken to have come with 3.19's
+	 * d75b1ade567f, "net: less interrupt masking in NAPI"). */
 	bool early = !host_kernel_at_least(c->host, 3, 19);
 	if (early && !c->backlog.len)
 		c->backlog_sched = false;
