@@ -466,7 +466,9 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 		double wire_pct = 0;
 		if (sc->link_type == LINK_NIC)
 			wire_pct = 100.0 * (double)(sim->cnt.wire_busy_ns[0] - ms->mark.wire_busy_ns[0]) / (secs * 1e9);
-		if (wire_pct >= 95.0) {
+		/* the wire when it is (nearly) full; a saturated CPU beside a wire
+		 * that still has room is the limit */
+		if (wire_pct >= 99.0 || (wire_pct >= 95.0 && best < 99.0)) {
 			snprintf(out->bottleneck_text, sizeof(out->bottleneck_text),
 				 "wire: host 0 -> host 1 busy %.1f%% of %.4g Gbit/s (busiest CPU %.1f%%)", wire_pct,
 				 sc->rate_bps / 1e9, best);

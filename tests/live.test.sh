@@ -251,6 +251,14 @@ if "$TCPSIM" "$T/pcrun.cfg" --format csv >"$T/sim" 2>"$T/err"; then ok; else bad
 for k in host.idle_poll host.idle_exit cost.ipi_send cost.timer_irq cost.syscall; do
 	grep -q "^${k#*.} = " "$T/pc.cfg" && ok || bad "primcost --cfg lacks $k"
 done
+# --sweep: the polling sweep after the table, a row per gap (0..200 us), a
+# waker's cost and a latency per round (3 with --quick), all positive
+"$BIN/primcost" --quick --sweep >"$T/pcs.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "primcost --quick --sweep"
+expect_eq "$(awk '/^polling sweep/ { s = 1; next } s && $1 ~ /^[0-9]+$/ && NF == 7 && $2 > 0 && $3 > 0 { n++ } END { print n + 0 }' "$T/pcs.out")" 15 \
+	"primcost --sweep: 15 gaps of 3 rounds"
+expect_eq "$(awk '/^polling sweep/ { s = 1; next } s && $1 ~ /^[0-9]+$/ { print $1 }' "$T/pcs.out" | tr '\n' ' ')" \
+	"0 1 2 3 4 6 8 12 16 24 32 48 64 100 200 " "primcost --sweep: the gaps"
 expect_fail "primcost one CPU twice" 2 "two different CPU numbers" "$BIN/primcost" --cpus 0,0
 expect_fail "primcost a CPU the machine lacks" 2 "this machine has CPUs" "$BIN/primcost" --cpus 0,4095 --quick
 

@@ -594,6 +594,45 @@ static void test_receiver_rtt_samples(void **state)
  * readable, then read().  select() holds no socket lock, so a frame that
  * comes meanwhile is the softirq's and is queued; read()'s entry is a step
  * of its own before the copy, and the ACK the copy allows leaves after it. */
+/* The reader holds its socket through the copy of its call's last step
+ * and releases it in the step after (4.14+ in the model): a frame that
+ * arrives meanwhile waits in the backlog, and the release runs it.  The
+ * 3.x profiles release at the start of that step. */
+static int frame_after_last_copy(const char *kernel)
+{
+	struct story st;
+	struct task *r;
+	int in_backlog;
+
+	story_begin_k(&st, "16436", kernel);
+	assert_int_equal(config_set(&st.sc, "app.loop", "iperf3", "test", &(struct tcpsim_err){0}), 0);
+	assert_int_equal(config_set(&st.sc, "app.recv_size", "48K", "test", &(struct tcpsim_err){0}), 0);
+	r = st.tc->receiver;
+	assert_true(app_receiver.step(&st.sim, st.c, r) == APP_RAN); /* select() */
+	tcp_send_append(&st.sim, st.c, st.tc, 3 * 16384, false);
+	tcp_rcv(&st.sim, st.c, last(&st));
+	assert_true(app_receiver.step(&st.sim, st.c, r) == APP_RAN); /* read()'s entry */
+	assert_true(app_receiver.step(&st.sim, st.c, r) == APP_RAN); /* the copy: all 48 KB */
+	assert_true(st.tc->copied_seq == st.tc->rcv_nxt);
+	/* a second frame, from the other CPU's softirq, during the copy's time */
+	tcp_send_append(&st.sim, st.c, st.tc, 3 * 16384, false);
+	tcp_v4_rcv(&st.sim, st.c, last(&st));
+	in_backlog = (int)st.tc->rx_backlog.len;
+	while (r->in_call)
+		app_receiver.step(&st.sim, st.c, r); /* release_sock */
+	assert_true(st.tc->rx_backlog.len == 0);
+	assert_true(st.tc->rcv_nxt == st.tc->write_seq); /* the frame was taken either way */
+	story_end(&st);
+	return in_backlog;
+}
+
+static void test_owner_holds_the_socket_through_its_last_step(void **state)
+{
+	(void)state;
+	assert_int_equal(frame_after_last_copy("6.5"), 1);
+	assert_int_equal(frame_after_last_copy("3.6"), 0);
+}
+
 static void test_iperf3_reader_selects_then_reads(void **state)
 {
 	struct story st;
@@ -643,6 +682,7 @@ int main(void)
 		cmocka_unit_test(test_receiver_rtt_samples),
 		cmocka_unit_test(test_initial_window_since_4_20),
 		cmocka_unit_test(test_backlog_ack_deferred_since_6_6),
+		cmocka_unit_test(test_owner_holds_the_socket_through_its_last_step),
 		cmocka_unit_test(test_iperf3_reader_selects_then_reads),
 	};
 	return cmocka_run_group_tests_name("tcp stories", tests, NULL, NULL);

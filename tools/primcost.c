@@ -3,7 +3,7 @@
  * needs and a fit cannot tell apart (a timer interrupt, a wakeup IPI, a
  * syscall, a byte copied), measured directly each session.
  *
- *   primcost [--cpus A,B] [--quick] [-o OUT.csv] [--cfg OUT.cfg]
+ *   primcost [--cpus A,B] [--quick] [--sweep] [-o OUT.csv] [--cfg OUT.cfg]
  *
  * What is measured (CPU A = the sender's, B = the receiver's):
  *   timer_irq         a thread spins on A reading CLOCK_MONOTONIC while a
@@ -36,6 +36,11 @@
  *   idle_exit         the latency to a halted B (wake_idle_latency) minus the
  *                     latency at the largest gap still inside the window: B's
  *                     exit from halt (host.idle_exit)
+ * With --sweep, each round's gaps are printed after the table (gap, the
+ * waker's cost, the latency): where the waker's cost does not fall at the
+ * small gaps, B did not poll, and idle_poll and idle_exit are noise.  A KVM
+ * guest whose cpuidle-haltpoll has guest_halt_poll_ns = 0 never polls: the
+ * table says so, and --cfg writes idle_poll = 0.
  * Each figure is the median over rounds (5, or 3 with --quick) of a round's
  * median (per-event figures) or mean (syscall, copy); min and max over the
  * rounds are written beside it.  Cycles = ns x "cpu MHz" of /proc/cpuinfo
@@ -77,14 +82,17 @@
 #define PROG "primcost"
 #define MAX_ROUNDS 5
 #define IDLE_GAP_NS 300000.0   /* beyond haltpoll's default 200 us poll window */
+#define SWEEP_GAPS 15           /* measure_poll's gaps */
+static const double sweep_gaps_us[SWEEP_GAPS] = {0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 100, 200};
 
 static const char usage_text[] =
-	"usage: " PROG " [--cpus A,B] [--quick] [-o OUT.csv] [--cfg OUT.cfg]\n"
+	"usage: " PROG " [--cpus A,B] [--quick] [--sweep] [-o OUT.csv] [--cfg OUT.cfg]\n"
 	"  Measures timer-interrupt, wakeup (idle, busy and same CPU), syscall and copy\n"
 	"  costs, and the idle CPU's polling window and exit latency, on CPUs A and B\n"
 	"  (default 0,1); prints a table, writes OUT.csv with -o and a tcpsim profile\n"
 	"  fragment of the primitives with --cfg.\n"
-	"  --quick: a run of under a second (for tests).\n";
+	"  --quick: a run of under a second (for tests).\n"
+	"  --sweep: also print each round's polling sweep (gap, waker's cost, latency).\n";
 
 enum prim {
 	P_TIMER, P_WAKE_IDLE_WAKER, P_WAKE_IDLE_LAT, P_WAKE_BUSY_WAKER, P_WAKE_BUSY_LAT,
@@ -112,6 +120,8 @@ struct primcost {
 	int cpu_a, cpu_b, quick, rounds;
 	double mhz;
 	double round_ns[P_N][MAX_ROUNDS];
+	double sweep_cost[MAX_ROUNDS][SWEEP_GAPS], sweep_lat[MAX_ROUNDS][SWEEP_GAPS]; /* measure_poll's */
+	int haltpoll_off; /* cpuidle-haltpoll's guest_halt_poll_ns is 0: no polling */
 	double scale;   /* durations and counts: 1, or 1/20 with --quick */
 };
 
@@ -288,9 +298,9 @@ static int measure_wake(struct primcost *pc, int r, int cpu, int busy, enum prim
  * gaps per round, against that round's halted figures. */
 static int measure_poll(struct primcost *pc, int r, const char **why)
 {
-	static const double gaps_us[] = {0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 100, 200};
-	enum { NG = sizeof(gaps_us) / sizeof(gaps_us[0]) };
-	double cost[NG], lat[NG], lo = INFINITY;
+	const double *gaps_us = sweep_gaps_us;
+	enum { NG = SWEEP_GAPS };
+	double *cost = pc->sweep_cost[r], *lat = pc->sweep_lat[r], lo = INFINITY;
 	double hi_cost = pc->round_ns[P_WAKE_IDLE_WAKER][r], hi_lat = pc->round_ns[P_WAKE_IDLE_LAT][r];
 	int iters = (int)fmax(15, 100 * pc->scale), k;
 
@@ -500,8 +510,16 @@ static int write_cfg(const struct primcost *pc, const double *med, const char *p
 	fprintf(f, "; primitive costs of this machine, measured by tools/bin/primcost on CPUs %d and %d\n"
 		   "; (%s); include it from the machine profile.  cpu MHz %.1f.\n",
 		pc->cpu_a, pc->cpu_b, note, pc->mhz);
-	fprintf(f, "[host]\n; the reader's CPU polls this long after it went idle (upper estimate), then halts\n");
-	fprintf(f, "idle_poll = %.0fns\nidle_exit = %.0fns\n", med[P_IDLE_POLL], med[P_IDLE_EXIT]);
+	if (pc->haltpoll_off)
+		fprintf(f, "[host]\n; cpuidle-haltpoll's guest_halt_poll_ns is 0: an idle CPU halts at once and every\n"
+			   "; wakeup of it is an IPI (the sweep's estimate of a polling window, %.0f ns, is noise)\n"
+			   "idle_poll = 0ns\n",
+			med[P_IDLE_POLL]);
+	else
+		fprintf(f, "[host]\n; the reader's CPU polls this long after it went idle (upper estimate), then halts\n"
+			   "idle_poll = %.0fns\n",
+			med[P_IDLE_POLL]);
+	fprintf(f, "idle_exit = %.0fns\n", med[P_IDLE_EXIT]);
 	fprintf(f, "\n[cost]\n; wake_idle_waker %.0f ns - wake_same_waker %.0f ns\n", med[P_WAKE_IDLE_WAKER],
 		med[P_WAKE_SAME_WAKER]);
 	fprintf(f, "ipi_send = %.0f\ntimer_irq = %.0f\nsyscall = %.0f\n",
@@ -528,13 +546,14 @@ int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{"cpus", required_argument, NULL, 'c'}, {"quick", no_argument, NULL, 'q'},
+		{"sweep", no_argument, NULL, 's'},
 		{"output", required_argument, NULL, 'o'}, {"cfg", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct primcost pc = {.cpu_a = 0, .cpu_b = 1, .rounds = MAX_ROUNDS, .scale = 1};
 	const char *out = NULL, *cfg = NULL;
-	int c;
+	int c, sweep = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
 		switch (c) {
@@ -553,6 +572,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'q': pc.quick = 1; pc.rounds = 3; pc.scale = 1.0 / 20; break;
+		case 's': sweep = 1; break;
 		case 'o': out = optarg; break;
 		case 'C': cfg = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;
@@ -594,17 +614,44 @@ int main(int argc, char **argv)
 			cpuidle[strcspn(cpuidle, "\n")] = '\0';
 		fclose(f);
 	}
+	/* a KVM guest's cpuidle-haltpoll polls only up to guest_halt_poll_ns
+	 * (0: it never polls, and only the idle loop's way into HLT takes a
+	 * wakeup without an IPI) */
+	char haltpoll[64] = "";
+	f = fopen("/sys/module/haltpoll/parameters/guest_halt_poll_ns", "r");
+	if (f) {
+		char v[32];
+		if (fgets(v, sizeof(v), f)) {
+			v[strcspn(v, "\n")] = '\0';
+			snprintf(haltpoll, sizeof(haltpoll), " (guest_halt_poll_ns %s)", v);
+			pc.haltpoll_off = strcmp(v, "0") == 0;
+		}
+		fclose(f);
+	}
 	char note[256];
-	snprintf(note, sizeof(note), "%s; cpuidle driver %s; cycles at cpu MHz of /proc/cpuinfo",
+	snprintf(note, sizeof(note), "%s; cpuidle driver %s%s; cycles at cpu MHz of /proc/cpuinfo",
 		 pc.quick ? "--quick (short rounds: shows the tool works, not the machine)"
 			  : "median over rounds",
-		 cpuidle);
+		 cpuidle, haltpoll);
 	printf("%-18s %12s %12s  %-11s %s\n", "primitive", "ns", "cycles", "unit", "min..max ns");
 	for (int p = 0; p < P_N; p++)
 		printf("%-18s %12.4g %12.4g  %-11s %.4g..%.4g\n", prim_desc[p].name, med[p],
 		       med[p] * pc.mhz / 1000, prim_desc[p].unit, lo[p], hi[p]);
-	printf("(CPUs %d and %d, %d rounds, cpu MHz %.1f, cpuidle %s)\n", pc.cpu_a, pc.cpu_b, pc.rounds,
-	       pc.mhz, cpuidle);
+	printf("(CPUs %d and %d, %d rounds, cpu MHz %.1f, cpuidle %s%s)\n", pc.cpu_a, pc.cpu_b, pc.rounds,
+	       pc.mhz, cpuidle, haltpoll);
+	if (sweep) {
+		printf("\npolling sweep: the wakeup %d -> %d after B idled for the gap (ns)\n%8s", pc.cpu_a, pc.cpu_b,
+		       "gap_us");
+		for (int r = 0; r < pc.rounds; r++)
+			printf("  r%d_waker r%d_latency", r + 1, r + 1);
+		printf("\n");
+		for (int k = 0; k < SWEEP_GAPS; k++) {
+			printf("%8.0f", sweep_gaps_us[k]);
+			for (int r = 0; r < pc.rounds; r++)
+				printf(" %9.0f %11.0f", pc.sweep_cost[r][k], pc.sweep_lat[r][k]);
+			printf("\n");
+		}
+	}
 	if (out && write_out(&pc, med, lo, hi, out, note))
 		return 1;
 	if (cfg && write_cfg(&pc, med, cfg, note))

@@ -46,12 +46,34 @@ static void call_begin(struct sim *sim, struct cpu *c, struct task *t, bool send
 	cpu_charge(sim, c, COST_SYSCALL, cost[COST_SYSCALL]);
 }
 
+/* The kernel's writer and reader hold their socket (lock_sock) through
+ * the copy and transmit of their call and release it (release_sock, which
+ * runs the backlog) on the way out; what arrives meanwhile waits in the
+ * backlog.  A step's work is charged as one chunk after its effects, so the
+ * call's last step releases the socket in the step that follows it, at
+ * the end of that chunk.  The kernel has done so in every era; the model
+ * does it from 4.14 (no prequeue: on lo the transmitting CPU's softirq
+ * does the receive work, and the owner's window decides where a frame's
+ * TCP work and its ACK go) and keeps the release at the start of the step
+ * for the 3.x profiles, whose costs were made with it (docs/eras.md). */
+static bool owns_through_step(const struct cpu *c)
+{
+	return host_kernel_at_least(c->host, 4, 14);
+}
+
 static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *t, bool sendfile)
 {
 	struct tcp_conn *tc = t->conn;
 	const double *cost = c->host->cfg->cost_cycles;
 	uint32_t want, n;
 
+	if (t->app->releasing) { /* the call's last step is done: release_sock */
+		t->app->releasing = false;
+		tcp_writer_release(sim, c, tc);
+		t->in_call = false;
+		sim->cnt.writes++;
+		return APP_RAN;
+	}
 	if (!t->in_call) {
 		call_begin(sim, c, t, true);
 		t->in_call = true;
@@ -83,9 +105,13 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 	t->app->call_left -= n;
 	if (t->app->call_left == 0) {
 		tcp_push_sendmsg(sim, c, tc);
-		tcp_writer_release(sim, c, tc); /* release_sock */
-		t->in_call = false;
-		sim->cnt.writes++;
+		if (owns_through_step(c)) {
+			t->app->releasing = true; /* release_sock after this step's copy and transmit */
+		} else {
+			tcp_writer_release(sim, c, tc); /* release_sock */
+			t->in_call = false;
+			sim->cnt.writes++;
+		}
 	}
 	return APP_RAN;
 }
@@ -263,8 +289,12 @@ static void receiver_copied(struct sim *sim, struct cpu *c, struct task *t, uint
 	if (t->conn->rx_csum_on_copy)
 		cpu_charge(sim, c, COST_CSUM_BYTE, cost[COST_CSUM_BYTE] * n);
 	t->app->call_done += n;
-	if (t->app->call_done >= sim->sc->recv_size)
-		receiver_return(sim, c, t);
+	if (t->app->call_done >= sim->sc->recv_size) {
+		if (owns_through_step(c))
+			t->app->releasing = true; /* tcp_cleanup_rbuf and release_sock after the copy */
+		else
+			receiver_return(sim, c, t);
+	}
 }
 
 static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task *t)
@@ -273,6 +303,11 @@ static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task
 	int64_t want;
 	uint32_t n;
 
+	if (t->app->releasing) {
+		t->app->releasing = false;
+		receiver_return(sim, c, t);
+		return APP_RAN;
+	}
 	if (!t->in_call) {
 		if (sim->sc->loop == LOOP_IPERF3) {
 			/* iperf_run_server: select() until the socket is readable
