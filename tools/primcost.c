@@ -29,7 +29,8 @@
  *                     per byte
  *   idle_poll         how long after the reader blocked a wakeup still finds
  *                     B polling (no IPI, set_nr_if_polling): the waker's cost
- *                     over gaps of 0..200 us; the first gap whose cost is above
+ *                     over gaps of 0..200 us from the reader's read() (the
+ *                     waker spins meanwhile); the first gap whose cost is above
  *                     the midpoint of the cheapest gap's and the halted one's
  *                     (an upper estimate: it includes the reader's way into
  *                     sleep, about a syscall)
@@ -252,6 +253,13 @@ struct pingpong {
 	double *lat;             /* per iteration: write() to the reader running */
 	atomic_int hog_stop;
 	int hog_cpu;
+	/* spin mode (the polling sweep): the sleeper stamps the moment it
+	 * calls read() again and bumps blocks; the waker spins on blocks
+	 * instead of sleeping on a reply, so a gap counts from the sleeper's
+	 * read(), not from a reply the waker would wake up late for */
+	int spin;
+	atomic_int blocks;
+	_Atomic double block_at;
 };
 
 static void *sleeper(void *arg)
@@ -260,11 +268,15 @@ static void *sleeper(void *arg)
 	pin(pp->sleeper_cpu);
 	for (int i = 0; i < pp->iters; i++) {
 		double msg[2];
+		if (pp->spin) {
+			atomic_store(&pp->block_at, now_ns());
+			atomic_fetch_add(&pp->blocks, 1);
+		}
 		if (read(pp->to_sleeper[0], msg, sizeof(msg)) != (ssize_t)sizeof(msg))
 			break;
 		pp->lat[i] = now_ns() - msg[0];
 		char c = 1;
-		if (write(pp->to_waker[1], &c, 1) != 1)
+		if (!pp->spin && write(pp->to_waker[1], &c, 1) != 1)
 			break;
 	}
 	return NULL;
@@ -320,7 +332,9 @@ static int measure_poll(struct primcost *pc, int r, const char **why)
 static int measure_wake_gap(struct primcost *pc, int cpu, int busy, double gap_ns, int iters, double *waker_ns,
 			    double *lat_ns, const char **why)
 {
-	struct pingpong pp = {.sleeper_cpu = cpu, .hog_cpu = cpu};
+	struct pingpong pp = {.sleeper_cpu = cpu, .hog_cpu = cpu, .spin = gap_ns < IDLE_GAP_NS && !busy && cpu != pc->cpu_a};
+	atomic_init(&pp.blocks, 0);
+	atomic_init(&pp.block_at, 0.0);
 	pp.iters = iters;
 	pp.lat = xcalloc((size_t)pp.iters, sizeof(double));
 	double *cost = xcalloc((size_t)pp.iters, sizeof(double));
@@ -346,6 +360,11 @@ static int measure_wake_gap(struct primcost *pc, int cpu, int busy, double gap_n
 	for (; done < pp.iters; done++) {
 		/* let the sleeper block and its CPU go idle (or the hog run) */
 		double until = now_ns() + gap_ns;
+		if (pp.spin) { /* the gap from the sleeper's read() */
+			while (atomic_load(&pp.blocks) <= done)
+				;
+			until = atomic_load(&pp.block_at) + gap_ns;
+		}
 		while (now_ns() < until)
 			;
 		double msg[2] = {now_ns(), 0};
@@ -353,7 +372,7 @@ static int measure_wake_gap(struct primcost *pc, int cpu, int busy, double gap_n
 			break;
 		cost[done] = now_ns() - msg[0];
 		char c;
-		if (read(pp.to_waker[0], &c, 1) != 1)
+		if (!pp.spin && read(pp.to_waker[0], &c, 1) != 1)
 			break;
 	}
 	pthread_join(ts, NULL);
