@@ -295,14 +295,14 @@ static void *hog(void *arg)
  * One round of ping-pong: the waker on A, the sleeper on `cpu`, a spinning
  * hog on `cpu` when `busy`.  Fills the round's waker cost and latency.
  */
-static int measure_wake_gap(struct primcost *pc, int cpu, int busy, double gap_ns, int iters, double *waker_ns,
-			    double *lat_ns, const char **why);
+static int measure_wake_gap(struct primcost *pc, int cpu, int busy, int spin, double gap_ns, int iters,
+			    double *waker_ns, double *lat_ns, const char **why);
 
 static int measure_wake(struct primcost *pc, int r, int cpu, int busy, enum prim waker_p,
 			enum prim lat_p, const char **why)
 {
 	int iters = (int)fmax(20, (busy ? 200 : 300) * pc->scale);
-	return measure_wake_gap(pc, cpu, busy, cpu == pc->cpu_a ? 0 : IDLE_GAP_NS, iters, &pc->round_ns[waker_p][r],
+	return measure_wake_gap(pc, cpu, busy, 0, cpu == pc->cpu_a ? 0 : IDLE_GAP_NS, iters, &pc->round_ns[waker_p][r],
 				&pc->round_ns[lat_p][r], why);
 }
 
@@ -317,7 +317,7 @@ static int measure_poll(struct primcost *pc, int r, const char **why)
 	int iters = (int)fmax(15, 100 * pc->scale), k;
 
 	for (k = 0; k < NG; k++) {
-		if (measure_wake_gap(pc, pc->cpu_b, 0, gaps_us[k] * 1000, iters, &cost[k], &lat[k], why))
+		if (measure_wake_gap(pc, pc->cpu_b, 0, 1, gaps_us[k] * 1000, iters, &cost[k], &lat[k], why))
 			return -1;
 		if (cost[k] < lo)
 			lo = cost[k];
@@ -329,10 +329,10 @@ static int measure_poll(struct primcost *pc, int r, const char **why)
 	return 0;
 }
 
-static int measure_wake_gap(struct primcost *pc, int cpu, int busy, double gap_ns, int iters, double *waker_ns,
-			    double *lat_ns, const char **why)
+static int measure_wake_gap(struct primcost *pc, int cpu, int busy, int spin, double gap_ns, int iters,
+			    double *waker_ns, double *lat_ns, const char **why)
 {
-	struct pingpong pp = {.sleeper_cpu = cpu, .hog_cpu = cpu, .spin = gap_ns < IDLE_GAP_NS && !busy && cpu != pc->cpu_a};
+	struct pingpong pp = {.sleeper_cpu = cpu, .hog_cpu = cpu, .spin = spin};
 	atomic_init(&pp.blocks, 0);
 	atomic_init(&pp.block_at, 0.0);
 	pp.iters = iters;

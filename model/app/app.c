@@ -61,17 +61,23 @@ static bool owns_through_step(const struct cpu *c)
 	return host_kernel_at_least(c->host, 4, 14);
 }
 
+/* The end of tcp_sendmsg: release_sock (the ACKs in the backlog). */
+static void writer_return(struct sim *sim, struct cpu *c, struct task *t)
+{
+	tcp_writer_release(sim, c, t->conn);
+	t->in_call = false;
+	sim->cnt.writes++;
+}
+
 static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *t, bool sendfile)
 {
 	struct tcp_conn *tc = t->conn;
 	const double *cost = c->host->cfg->cost_cycles;
 	uint32_t want, n;
 
-	if (t->app->releasing) { /* the call's last step is done: release_sock */
+	if (t->app->releasing) { /* the call's last step is done */
 		t->app->releasing = false;
-		tcp_writer_release(sim, c, tc);
-		t->in_call = false;
-		sim->cnt.writes++;
+		writer_return(sim, c, t);
 		return APP_RAN;
 	}
 	if (!t->in_call) {
@@ -105,13 +111,10 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 	t->app->call_left -= n;
 	if (t->app->call_left == 0) {
 		tcp_push_sendmsg(sim, c, tc);
-		if (owns_through_step(c)) {
+		if (owns_through_step(c))
 			t->app->releasing = true; /* release_sock after this step's copy and transmit */
-		} else {
-			tcp_writer_release(sim, c, tc); /* release_sock */
-			t->in_call = false;
-			sim->cnt.writes++;
-		}
+		else
+			writer_return(sim, c, t);
 	}
 	return APP_RAN;
 }

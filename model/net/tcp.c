@@ -74,6 +74,16 @@ void tcp_check_conn(const struct tcp_conn *tc)
 /* ------------------------------------------------------------------ */
 /* set-up                                                              */
 
+/* tcp_default_init_rwnd (until 4.19): the segments the first window and
+ * tcp_fixup_rcvbuf make room for -- 10 of 1460 bytes, fewer (at least 2)
+ * for a larger MSS */
+static int64_t tcp_default_init_rwnd(const struct tcp_conn *tc)
+{
+	if (tc->mss_bytes > 1460)
+		return max64(1460 * TCP_INIT_RCVWND / tc->mss_bytes, 2);
+	return TCP_INIT_RCVWND;
+}
+
 void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *snd, struct host *rcv)
 {
 	const struct scenario *sc = sim->sc;
@@ -111,9 +121,7 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 	 * 10-segment first window) */
 	{
 		int64_t per_seg = tc->advmss + sc->skb_overhead_bytes;
-		int64_t init_segs = TCP_INIT_RCVWND;
-		if (tc->mss_bytes > 1460)
-			init_segs = max64(1460 * TCP_INIT_RCVWND / tc->mss_bytes, 2);
+		int64_t init_segs = tcp_default_init_rwnd(tc);
 		if (!tc->rcvbuf_locked && tc->rcvbuf < 2 * per_seg * init_segs && !host_kernel_at_least(rcv, 4, 20))
 			tc->rcvbuf = min64(2 * per_seg * init_segs, sc->rmem_max);
 		if (!tc->sndbuf_locked && tc->sndbuf < per_seg * sc->init_cwnd)
@@ -161,10 +169,7 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 		if (!host_kernel_at_least(rcv, 6, 10))
 			space = min64(space, 65535);
 	} else {
-		int64_t init_segs = TCP_INIT_RCVWND;
-		if (tc->mss_bytes > 1460)
-			init_segs = max64(1460 * TCP_INIT_RCVWND / tc->mss_bytes, 2);
-		space = min64(space, init_segs * tc->mss_bytes);
+		space = min64(space, tcp_default_init_rwnd(tc) * tc->mss_bytes);
 	}
 	tc->rcv_wnd = (uint32_t)space;
 	tc->rcv_ssthresh = space;
