@@ -124,7 +124,7 @@ static void test_pacing_timer_per_departure(void **state)
 		     m_of(&on, "pace_kicks_per_s") + 50, "an HRTIMER run per expiry (+-50/s at the interval's ends)");
 	expect_range(m_of(&on, "snd_cpu_loc_per_s") + m_of(&on, "rcv_cpu_loc_per_s"),
 		     m_of(&on, "pace_kicks_per_s"), 1e9, "LOC counts the expiries");
-	expect_range(m_of(&on, "throughput_mbps"), 1, m_of(&off, "throughput_mbps") * 0.9,
+	expect_range(m_of(&on, "throughput_mbps"), 1, m_of(&off, "throughput_mbps") * 0.95,
 		     "pacing slows this flow");
 	expect_range(on.host_cat_pct[0][COST_TIMER_IRQ], 0.1, 100, "the timer interrupts' CPU time");
 }
@@ -180,14 +180,16 @@ static void test_veth_gro_merges_what_was_segmented(void **state)
 	run(&sc, &gro);
 	set(&sc, "offload.gro", "off");
 	run(&sc, &nogro);
-	/* with the peer's GRO the receiving TCP gets whole frames: one NET_RX
-	 * packet per frame instead of one per segment, hence fewer ACKs too */
+	/* with the peer's GRO the receiving TCP gets whole frames: one packet
+	 * through the IP layer and TCP per frame instead of one per segment.
+	 * (The ACKs follow the reader here, once per read that empties the
+	 * queue, with GRO or without: not what this checks.) */
 	expect_range(m_of(&gro, "gro_merges_per_s"), 1, 1e12, "GRO merges on veth");
 	expect_range(m_of(&nogro, "gro_merges_per_s"), 0, 0, "no GRO, no merges");
 	expect_range(gro.host_cat_pct[0][COST_TX_SEG], 0.01, 100, "segmented for the device either way");
-	if (!(m_of(&gro, "acks_per_s") / m_of(&gro, "segs_per_s") < m_of(&nogro, "acks_per_s") / m_of(&nogro, "segs_per_s")))
-		fail_msg("GRO must cut ACKs per segment: %.4f vs %.4f", m_of(&gro, "acks_per_s") / m_of(&gro, "segs_per_s"),
-			 m_of(&nogro, "acks_per_s") / m_of(&nogro, "segs_per_s"));
+	double per_seg_gro = gro.host_cat_pct[0][COST_RX_FRAME] / m_of(&gro, "segs_per_s");
+	double per_seg_nogro = nogro.host_cat_pct[0][COST_RX_FRAME] / m_of(&nogro, "segs_per_s");
+	expect_range(per_seg_gro / per_seg_nogro, 0, 0.1, "GRO: the IP layer's work per segment, against no GRO");
 }
 
 static void test_wscale_window_defers_acks(void **state)
@@ -291,17 +293,22 @@ static void test_iperf3_select_per_call(void **state)
 	run(&sc, &np);
 	set(&sc, "app.loop", "iperf3");
 	run(&sc, &ip);
-	/* netperf: one send() and one recv() per block; iperf3: the server's
-	 * select() before each read(), the client's one select() per 10
-	 * writes (multisend): (1.1 + 2) / (1 + 1) = 1.55 times the calls */
+	/* netperf: one send() and one recv() per block; iperf3 the same, and
+	 * the server's select() before each read(), the client's one select()
+	 * per 10 writes (multisend): 1.1 select() per 2 calls, each a
+	 * cost.poll (here the same 1500 cycles as cost.syscall) */
 	double a = np.host_cat_pct[0][COST_SYSCALL] / m_of(&np, "throughput_mbps");
 	double b = ip.host_cat_pct[0][COST_SYSCALL] / m_of(&ip, "throughput_mbps");
-	expect_range(b / a, 1.5, 1.6, "syscall time per Mbit/s, iperf3 against netperf");
+	expect_range(b / a, 0.97, 1.03, "syscall time per Mbit/s, iperf3 against netperf");
+	expect_range(np.host_cat_pct[0][COST_POLL], 0, 0, "netperf makes no select()");
+	expect_range(ip.host_cat_pct[0][COST_POLL] / ip.host_cat_pct[0][COST_SYSCALL], 0.52, 0.58,
+		     "iperf3: 1.1 select() per send and recv pair");
 	/* iperf 2's loops are netperf's: a blocking call per buffer */
 	set(&sc, "app.loop", "iperf2");
 	run(&sc, &ip);
 	expect_within(m_of(&ip, "throughput_mbps"), m_of(&np, "throughput_mbps"), 0, "iperf2 against netperf");
 	expect_within(ip.host_cat_pct[0][COST_SYSCALL], np.host_cat_pct[0][COST_SYSCALL], 0, "iperf2's system calls");
+	expect_range(ip.host_cat_pct[0][COST_POLL], 0, 0, "iperf2 makes no select()");
 }
 
 /* A frame a task sends over lo is received inside its send (netif_rx, then

@@ -633,6 +633,65 @@ static void test_owner_holds_the_socket_through_its_last_step(void **state)
 	assert_int_equal(frame_after_last_copy("3.6"), 0);
 }
 
+/* A short segment (a write's tail) received after a full one: the ACK it is
+ * due waits (less than an rcv_mss unacked), and the read that empties the
+ * queue sends it (ICSK_ACK_PUSHED in tcp_cleanup_rbuf), 4.0+ here; on 3.x
+ * it waits for the delayed-ACK timer.  Returns the ACKs tcp_recv_done sent;
+ * *mss is rcv_mss after a second short segment of the same size. */
+static int pushed_story(const char *kernel, int *mss)
+{
+	struct story st;
+	int acks;
+
+	story_begin_k(&st, "1500", kernel);
+	st.tc->rcv_ssthresh = st.tc->window_clamp; /* unread data shrinks the window: no ACK on receipt */
+	st.tc->rcv_wnd = (uint32_t)st.tc->window_clamp;
+	tcp_send_append(&st.sim, st.c, st.tc, 1448, false);
+	tcp_push(&st.sim, st.c, st.tc, true);
+	tcp_rcv(&st.sim, st.c, last(&st));
+	assert_int_equal(st.tc->rcv_mss, 1448);
+	assert_int_equal(tcp_recv_copy(&st.sim, st.c, st.tc, 1 << 20), 1448);
+	tcp_recv_done(&st.sim, st.c, st.tc, 1448); /* one rcv_mss unacked: no ACK */
+	assert_int_equal(st.cap.n, 1);
+	run_until(&st, st.sim.now + st.sc.delack_max_ns + NS_PER_MS); /* the delayed ACK */
+	assert_int_equal(st.cap.n, 2);
+	tcp_rcv(&st.sim, st.c, last(&st));
+
+	tcp_send_append(&st.sim, st.c, st.tc, 1000, false);
+	tcp_push(&st.sim, st.c, st.tc, true);
+	assert_int_equal(st.cap.n, 3);
+	tcp_rcv(&st.sim, st.c, last(&st));
+	assert_int_equal(st.cap.n, 3); /* 1000 bytes unacked: the ACK is delayed */
+	assert_true(st.tc->ack_pending);
+	assert_int_equal(tcp_recv_copy(&st.sim, st.c, st.tc, 1 << 20), 1000);
+	tcp_recv_done(&st.sim, st.c, st.tc, 1000);
+	acks = st.cap.n - 3;
+	if (acks)
+		tcp_rcv(&st.sim, st.c, last(&st));
+
+	/* two short segments of one size in a row: that size is the new rcv_mss */
+	for (int i = 0; i < 2; i++) {
+		tcp_send_append(&st.sim, st.c, st.tc, 1000, false);
+		st.sc.nodelay = true;
+		tcp_push(&st.sim, st.c, st.tc, true);
+		tcp_rcv(&st.sim, st.c, st.cap.skb[st.cap.n - 1]);
+	}
+	*mss = st.tc->rcv_mss;
+	story_end(&st);
+	return acks;
+}
+
+static void test_read_emptying_queue_acks_short_segment_since_4_0(void **state)
+{
+	int mss3, mss4;
+	(void)state;
+	assert_int_equal(pushed_story("3.18", &mss3), 0);
+	assert_int_equal(pushed_story("4.0", &mss4), 1);
+	assert_int_equal(pushed_story("6.18", &mss4), 1);
+	assert_int_equal(mss3, 1448); /* the model's 3.x: rcv_mss only grows */
+	assert_int_equal(mss4, 1000);
+}
+
 static void test_iperf3_reader_selects_then_reads(void **state)
 {
 	struct story st;
@@ -684,6 +743,7 @@ int main(void)
 		cmocka_unit_test(test_backlog_ack_deferred_since_6_6),
 		cmocka_unit_test(test_owner_holds_the_socket_through_its_last_step),
 		cmocka_unit_test(test_iperf3_reader_selects_then_reads),
+		cmocka_unit_test(test_read_emptying_queue_acks_short_segment_since_4_0),
 	};
 	return cmocka_run_group_tests_name("tcp stories", tests, NULL, NULL);
 }

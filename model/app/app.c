@@ -43,7 +43,7 @@ static void call_begin(struct sim *sim, struct cpu *c, struct task *t, bool send
 		}
 		t->app->sends_since_select = 1;
 	}
-	cpu_charge(sim, c, COST_SYSCALL, cost[COST_SYSCALL]);
+	cpu_charge(sim, c, COST_POLL, cost[COST_POLL]);
 }
 
 /* The kernel's writer and reader hold their socket (lock_sock) through
@@ -319,7 +319,7 @@ static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task
 			 * reader woken there pays its read() call before it copies
 			 * and ACKs */
 			if (!t->app->in_select) {
-				cpu_charge(sim, c, COST_SYSCALL, c->host->cfg->cost_cycles[COST_SYSCALL]);
+				cpu_charge(sim, c, COST_POLL, c->host->cfg->cost_cycles[COST_POLL]);
 				t->app->in_select = true;
 				return APP_RAN; /* tcp_poll looks at the end of it */
 			}

@@ -379,6 +379,7 @@ static const char *const cost_names[COST_N][2] = {
 	CN(COST_NAPI_POLL, "napi_poll"),   CN(COST_TX_COMPL, "tx_completion"),
 	CN(COST_TICK, "tick"),             CN(COST_MONITOR, "monitor"),
 	CN(COST_KSWAPD, "kswapd"),         CN(COST_TIMER_IRQ, "timer_irq"),
+	CN(COST_POLL, "poll"),
 };
 
 /* ---- keys: a (section, row, cost) triple, walked in table order ---- */

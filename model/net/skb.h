@@ -32,6 +32,7 @@
 #define IP_HDR_BYTES 20
 #define TCP_HDR_BYTES 20
 #define TCP_TS_OPT_BYTES 12
+#define TCP_MIN_RCVMSS 536 /* include/net/tcp.h */
 
 enum skb_kind { SKB_DATA, SKB_ACK };
 

@@ -375,6 +375,11 @@ static void cleanup_rbuf(struct sim *sim, struct cpu *c, struct tcp_conn *tc, ui
 
 	if (tc->ack_pending && tc->rcv_nxt - tc->rcv_wup > (uint64_t)tc->rcv_mss)
 		time_to_ack = true;
+	/* this read emptied the queue, and a short segment came since the last
+	 * ACK (ICSK_ACK_PUSHED; or PUSHED2: the receiver sends no data, so it
+	 * is never in pingpong mode) */
+	if (tc->ack_pending && copied > 0 && tc->ack_pushed && tc->rmem_alloc == 0)
+		time_to_ack = true;
 	if (!time_to_ack && copied > 0) {
 		int64_t now_win = (int64_t)(tc->rcv_wup + tc->rcv_wnd) - (int64_t)tc->rcv_nxt;
 		if (now_win < 0)

@@ -278,6 +278,8 @@ struct tcp_conn {
 	int rcv_wscale;              /* rx_opt.rcv_wscale: window scale we announced */
 	int rcv_mss;                 /* icsk_ack.rcv_mss */
 	int quick;                   /* quickack segments left */
+	int ack_pushed;              /* icsk_ack.pending: ICSK_ACK_PUSHED (1), PUSHED2 (2) (4.0+ here) */
+	int last_seg_size;           /* icsk_ack.last_seg_size */
 	bool ack_pending;
 	bool in_backlog;             /* receiver: its TCP work runs from __release_sock */
 	bool ack_deferred;           /* TCP_ACK_DEFERRED: tcp_release_cb sends it (6.6+) */

@@ -71,6 +71,7 @@ void tcp_send_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint64_t 
 	tc->dsack_pending = false;
 	skb->dst_host = tc->snd_host;
 	tc->ack_pending = false;
+	tc->ack_pushed = 0; /* tcp_event_ack_sent -> inet_csk_clear_xmit_timer: icsk_ack.pending = 0 */
 	evq_timer_cancel(&tc->delack_tm);
 	if (tc->quick > 0)
 		tc->quick--;

@@ -100,6 +100,7 @@ static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
 	/* tcp_measure_rcv_mss; 6.6+ measures scaling_ratio (payload per
 	 * truesize) whenever rcv_mss changes, and the clamp follows */
 	if ((int)seg >= tc->rcv_mss) {
+		tc->last_seg_size = 0; /* reset at every call */
 		if ((int)seg != tc->rcv_mss && host_kernel_at_least(tc->rcv_host, 6, 6) && skb->truesize > 0) {
 			int64_t r = ((int64_t)skb->len << TCP_RMEM_TO_WIN_SCALE) / skb->truesize;
 			r = r < 1 ? 1 : r > 255 ? 255 : r;
@@ -111,6 +112,26 @@ static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
 			}
 		}
 		tc->rcv_mss = (int)min64(seg, tc->advmss);
+	} else if (host_kernel_at_least(tc->rcv_host, 4, 0)) {
+		/* a segment below rcv_mss (tcp_measure_rcv_mss's other branch):
+		 * two of one size in a row make it the new rcv_mss; any other
+		 * marks the ACK it is due as pushed, and the read that empties
+		 * the queue sends it (tcp_cleanup_rbuf) -- the ACK of a write's
+		 * short tail.  The size test counts the TCP header; the tail of
+		 * a write carries PSH (tcp_push), so it passes from
+		 * TCP_MIN_RCVMSS on (without PSH, from TCP_MIN_MSS: not
+		 * modelled).  The kernel has done this in every era; the model
+		 * from 4.0 on (the 3.x profiles were fitted without it). */
+		int lss = tc->last_seg_size;
+		int hdr = TCP_HDR_BYTES + (tc->sim->sc->timestamps ? TCP_TS_OPT_BYTES : 0);
+
+		tc->last_seg_size = 0;
+		if ((int)seg + hdr >= TCP_MIN_RCVMSS + TCP_HDR_BYTES)
+			tc->last_seg_size = (int)seg;
+		if (tc->last_seg_size && (int)seg == lss)
+			tc->rcv_mss = (int)seg;
+		else
+			tc->ack_pushed = tc->ack_pushed ? 2 : 1;
 	}
 	/* tcp_grow_window.  4.19+ here: by the room left under the clamp and
 	 * the free space, at least twice the skb's payload (the kernel's form

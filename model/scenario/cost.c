@@ -43,4 +43,7 @@ const struct cost_desc cost_table[COST_N] = {
 	/* bare metal: ~1-2 us per expiry including the TSC-deadline rewrite; a
 	 * virtual machine pays a VM exit for each (measure with tools/bin/primcost) */
 	[COST_TIMER_IRQ]     = {"timer_irq", 3000, 1e8, "one hrtimer interrupt (LOC) that expires a timer, e.g. TCP's pacing timer"},
+	/* select() walks its fd sets and polls each socket (tcp_poll): not the
+	 * send or recv call's entry, and a cost of its own to fit */
+	[COST_POLL]          = {"poll", 1500, 1e7, "one select()/poll() call of the application's loop (iperf3: before each read, before every 10 writes)"},
 };

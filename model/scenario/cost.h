@@ -45,6 +45,7 @@ enum cost_id {
 	COST_MONITOR,      /* one run of a background monitor task */
 	COST_KSWAPD,       /* one run of kswapd woken by a high-order allocation */
 	COST_TIMER_IRQ,    /* one hrtimer interrupt (local APIC timer, LOC): entry, expiry, reprogramming */
+	COST_POLL,         /* one select()/poll() of the application's loop (iperf3) */
 	COST_N
 };
 

@@ -47,6 +47,7 @@ const struct costcat_desc costcat_table[COST_N] = {
 	[COST_MONITOR]       = {CAT_ETC, "none of the network stack (a background task's own work)"},
 	[COST_KSWAPD]        = {CAT_MM, "kswapd's page reclaim"},
 	[COST_TIMER_IRQ]     = {CAT_ETC, "hrtimer interrupt: native_write_msr, ktime_get, tick_nohz_next_event"},
+	[COST_POLL]          = {CAT_ETC, "do_select, core_sys_select, sock_poll, tcp_poll"},
 };
 
 static const char *const cat_names[CAT_N][2] = {

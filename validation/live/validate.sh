@@ -37,7 +37,7 @@ PACED=validation/live/$M-paced.csv
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT INT TERM
 
-FIT=${FIT:-cost.copy_byte,cost.syscall,cost.tx_frame,cost.rx_frame,cost.rx_tcp,cost.ack_tx,cost.ack_rx,cost.tx_seg,cost.wakeup,cost.ctxsw}
+FIT=${FIT:-cost.copy_byte,cost.syscall,cost.poll,cost.tx_frame,cost.rx_frame,cost.rx_tcp,cost.ack_tx,cost.ack_rx,cost.tx_seg,cost.wakeup,cost.ctxsw}
 # Fitted on throughput, each CPU's busy share, and the mechanics the namespace
 # counters measure exactly (frames, ACKs).  Context switches and NET_RX are
 # predicted, not fitted: they follow the steady state a run settles in (the
