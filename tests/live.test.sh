@@ -336,6 +336,19 @@ else
 		env PATH="$T/noethtool" bash $ML --machine m -o "$T/x.csv"
 fi
 
+# --- tools/wakeups-live: its refusals, before anything is measured ---------
+WL=tools/wakeups-live
+expect_fail "wakeups-live unknown argument" 2 "unknown argument '--bogus'" bash $WL --bogus
+expect_fail "wakeups-live bad reps" 2 "--reps must be at least 1" bash $WL --reps 0
+expect_fail "wakeups-live bad number" 2 "not a whole number" bash $WL --duration 5s
+expect_fail "wakeups-live window too long" 2 "must be at least 1 s and leave 1 s" bash $WL --duration 3 --window 2
+expect_fail "wakeups-live bad mtu" 2 "--mtu '99999': not an MTU" bash $WL --mtu 1500,99999
+expect_fail "wakeups-live bad size" 2 "--sizes '4 K': not a size" bash $WL --sizes "4 K"
+expect_fail "wakeups-live output directory" 2 "does not exist or is not writable" bash $WL -o "$T/no/such/dir/x.txt"
+if [ "$(id -u)" = 0 ]; then
+	expect_fail "wakeups-live without iperf3" 2 "iperf3 is not installed" env PATH="$T/noiperf" bash $WL
+fi
+
 # --- the scenarios: tcpsim takes them with the overrides a recorded run has --
 # (tcp.pacing=on marks the paced set, and the model takes it as it is)
 for f in validation/live/*.csv; do
