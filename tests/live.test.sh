@@ -257,8 +257,12 @@ done
 expect_eq "$?:$(cat "$T/err")" "0:" "primcost --quick --sweep"
 expect_eq "$(awk '/^polling sweep/ { s = 1; next } s && $1 ~ /^[0-9]+$/ && NF == 7 && $2 > 0 && $3 > 0 { n++ } END { print n + 0 }' "$T/pcs.out")" 15 \
 	"primcost --sweep: 15 gaps of 3 rounds"
-expect_eq "$(awk '/^polling sweep/ { s = 1; next } s && $1 ~ /^[0-9]+$/ { print $1 }' "$T/pcs.out" | tr '\n' ' ')" \
+expect_eq "$(awk '/^polling sweep/ { s = 1; next } /^$/ { s = 0 } s && $1 ~ /^[0-9]+$/ { print $1 }' "$T/pcs.out" | tr '\n' ' ')" \
 	"0 1 2 3 4 6 8 12 16 24 32 48 64 100 200 " "primcost --sweep: the gaps"
+# and the cheap wakeups' shares: per gap, from rest and from busy for each
+# round, then over all rounds, each a percentage
+expect_eq "$(awk '/^cheap wakeups/ { s = 1; next } s && $1 ~ /^[0-9]+$/ && NF == 9 { ok = 1; for (i = 2; i <= NF; i++) if ($i < 0 || $i > 100) ok = 0; n += ok } END { print n + 0 }' "$T/pcs.out")" 15 \
+	"primcost --sweep: 15 gaps of cheap-wakeup shares"
 expect_fail "primcost one CPU twice" 2 "two different CPU numbers" "$BIN/primcost" --cpus 0,0
 expect_fail "primcost a CPU the machine lacks" 2 "this machine has CPUs" "$BIN/primcost" --cpus 0,4095 --quick
 

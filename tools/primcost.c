@@ -39,7 +39,11 @@
  *                     exit from halt (host.idle_exit)
  * With --sweep, each round's gaps are printed after the table (gap, the
  * waker's cost, the latency): where the waker's cost does not fall at the
- * small gaps, B did not poll, and idle_poll and idle_exit are noise.  A KVM
+ * small gaps, B did not poll, and idle_poll and idle_exit are noise.  Then,
+ * per gap, the share of wakeups whose waker paid less than the midpoint of
+ * a same-CPU and a halted-CPU wakeup (the wakeup found B polling: no IPI),
+ * B idling from rest and from a 20 us busy loop, as a reader's CPU does
+ * under load.  A KVM
  * guest whose cpuidle-haltpoll has guest_halt_poll_ns = 0 never polls: the
  * table says so, and --cfg writes idle_poll = 0.
  * Each figure is the median over rounds (5, or 3 with --quick) of a round's
@@ -93,7 +97,8 @@ static const char usage_text[] =
 	"  (default 0,1); prints a table, writes OUT.csv with -o and a tcpsim profile\n"
 	"  fragment of the primitives with --cfg.\n"
 	"  --quick: a run of under a second (for tests).\n"
-	"  --sweep: also print each round's polling sweep (gap, waker's cost, latency).\n";
+	"  --sweep: also print each round's polling sweep (gap, waker's cost, latency) and the\n"
+	"           share of cheap (no-IPI) wakeups per gap, B idling from rest and from busy.\n";
 
 enum prim {
 	P_TIMER, P_WAKE_IDLE_WAKER, P_WAKE_IDLE_LAT, P_WAKE_BUSY_WAKER, P_WAKE_BUSY_LAT,
@@ -122,6 +127,11 @@ struct primcost {
 	double mhz;
 	double round_ns[P_N][MAX_ROUNDS];
 	double sweep_cost[MAX_ROUNDS][SWEEP_GAPS], sweep_lat[MAX_ROUNDS][SWEEP_GAPS]; /* measure_poll's */
+	/* --sweep: the share of cheap wakeups per gap, the sleeper idling from
+	 * rest and from a busy loop (measure_cheap) */
+	double cheap_rest[MAX_ROUNDS][SWEEP_GAPS], cheap_busy[MAX_ROUNDS][SWEEP_GAPS];
+	double cheap_window[MAX_ROUNDS]; /* the expected no-IPI window: the share integrated over the gaps */
+	int have_cheap;
 	int haltpoll_off; /* cpuidle-haltpoll's guest_halt_poll_ns is 0: no polling */
 	double scale;   /* durations and counts: 1, or 1/20 with --quick */
 };
@@ -260,6 +270,9 @@ struct pingpong {
 	int spin;
 	atomic_int blocks;
 	_Atomic double block_at;
+	/* the sleeper spins this long before each read(): its CPU goes idle
+	 * straight from a busy loop, as a reader's does under load */
+	double busy_before_ns;
 };
 
 static void *sleeper(void *arg)
@@ -268,6 +281,11 @@ static void *sleeper(void *arg)
 	pin(pp->sleeper_cpu);
 	for (int i = 0; i < pp->iters; i++) {
 		double msg[2];
+		if (pp->busy_before_ns > 0) {
+			double until = now_ns() + pp->busy_before_ns;
+			while (now_ns() < until)
+				;
+		}
 		if (pp->spin) {
 			atomic_store(&pp->block_at, now_ns());
 			atomic_fetch_add(&pp->blocks, 1);
@@ -297,6 +315,9 @@ static void *hog(void *arg)
  */
 static int measure_wake_gap(struct primcost *pc, int cpu, int busy, int spin, double gap_ns, int iters,
 			    double *waker_ns, double *lat_ns, const char **why);
+static int measure_wake_gap_ex(struct primcost *pc, int cpu, int busy, int spin, double gap_ns, int iters,
+			       double busy_before_ns, double cheap_ns, double *cheap_frac, double *waker_ns,
+			       double *lat_ns, const char **why);
 
 static int measure_wake(struct primcost *pc, int r, int cpu, int busy, enum prim waker_p,
 			enum prim lat_p, const char **why)
@@ -329,10 +350,47 @@ static int measure_poll(struct primcost *pc, int r, const char **why)
 	return 0;
 }
 
+/* --sweep: per gap, the share of wakeups whose waker paid less than the
+ * midpoint of a same-CPU and a halted-CPU wakeup (this round's medians) --
+ * a wakeup that found B still polling -- with the sleeper idling from rest
+ * and from a BUSY_BEFORE_US busy loop. */
+#define BUSY_BEFORE_US 20
+static int measure_cheap(struct primcost *pc, int r, const char **why)
+{
+	double cheap_ns = (pc->round_ns[P_WAKE_SAME_WAKER][r] + pc->round_ns[P_WAKE_IDLE_WAKER][r]) / 2, w, l;
+	int iters = (int)fmax(15, 100 * pc->scale);
+
+	for (int k = 0; k < SWEEP_GAPS; k++) {
+		if (measure_wake_gap_ex(pc, pc->cpu_b, 0, 1, sweep_gaps_us[k] * 1000, iters, 0, cheap_ns,
+					&pc->cheap_rest[r][k], &w, &l, why) ||
+		    measure_wake_gap_ex(pc, pc->cpu_b, 0, 1, sweep_gaps_us[k] * 1000, iters, BUSY_BEFORE_US * 1000.0,
+					cheap_ns, &pc->cheap_busy[r][k], &w, &l, why))
+			return -1;
+	}
+	/* the expected window: the share of cheap wakeups from busy (the
+	 * reader's case) integrated over the gaps (trapezoids), in ns */
+	pc->cheap_window[r] = 0;
+	for (int k = 0; k + 1 < SWEEP_GAPS; k++)
+		pc->cheap_window[r] += (pc->cheap_busy[r][k] + pc->cheap_busy[r][k + 1]) / 2 *
+				       (sweep_gaps_us[k + 1] - sweep_gaps_us[k]) * 1000;
+	pc->have_cheap = 1;
+	return 0;
+}
+
 static int measure_wake_gap(struct primcost *pc, int cpu, int busy, int spin, double gap_ns, int iters,
 			    double *waker_ns, double *lat_ns, const char **why)
 {
-	struct pingpong pp = {.sleeper_cpu = cpu, .hog_cpu = cpu, .spin = spin};
+	return measure_wake_gap_ex(pc, cpu, busy, spin, gap_ns, iters, 0, 0, NULL, waker_ns, lat_ns, why);
+}
+
+/* measure_wake_gap, the sleeper spinning busy_before_ns before each read();
+ * with cheap_frac, also the share of wakeups the waker paid less than
+ * cheap_ns for. */
+static int measure_wake_gap_ex(struct primcost *pc, int cpu, int busy, int spin, double gap_ns, int iters,
+			       double busy_before_ns, double cheap_ns, double *cheap_frac, double *waker_ns,
+			       double *lat_ns, const char **why)
+{
+	struct pingpong pp = {.sleeper_cpu = cpu, .hog_cpu = cpu, .spin = spin, .busy_before_ns = busy_before_ns};
 	atomic_init(&pp.blocks, 0);
 	atomic_init(&pp.block_at, 0.0);
 	pp.iters = iters;
@@ -379,6 +437,12 @@ static int measure_wake_gap(struct primcost *pc, int cpu, int busy, int spin, do
 	if (done == pp.iters) {
 		*waker_ns = median(cost, pp.iters);
 		*lat_ns = median(pp.lat, pp.iters);
+		if (cheap_frac) {
+			int cheap = 0;
+			for (int i = 0; i < pp.iters; i++)
+				cheap += cost[i] < cheap_ns;
+			*cheap_frac = (double)cheap / pp.iters;
+		}
 		rc = 0;
 	} else {
 		*why = "the ping-pong broke off";
@@ -515,6 +579,14 @@ static int write_out(const struct primcost *pc, const double *med, const double 
  * same-CPU one (the IPI's VM exit); timer_irq and syscall as measured; the
  * idle CPU's polling window and exit latency in ns.
  */
+static double cheap_window_median(const struct primcost *pc)
+{
+	double win[MAX_ROUNDS];
+	for (int r = 0; r < pc->rounds; r++)
+		win[r] = pc->cheap_window[r];
+	return median(win, pc->rounds);
+}
+
 static int write_cfg(const struct primcost *pc, const double *med, const char *path, const char *note)
 {
 	char *buf = NULL;
@@ -529,9 +601,16 @@ static int write_cfg(const struct primcost *pc, const double *med, const char *p
 	fprintf(f, "; primitive costs of this machine, measured by tools/bin/primcost on CPUs %d and %d\n"
 		   "; (%s); include it from the machine profile.  cpu MHz %.1f.\n",
 		pc->cpu_a, pc->cpu_b, note, pc->mhz);
-	if (pc->haltpoll_off)
+	if (pc->have_cheap)
+		fprintf(f, "[host]\n; the expected window in which a wakeup still finds the idle CPU polling (no IPI):\n"
+			   "; the share of cheap wakeups after a busy loop, integrated over the sweep's gaps\n"
+			   "; (median over rounds)\n"
+			   "idle_poll = %.0fns\n",
+			cheap_window_median(pc));
+	else if (pc->haltpoll_off)
 		fprintf(f, "[host]\n; cpuidle-haltpoll's guest_halt_poll_ns is 0: an idle CPU halts at once and every\n"
-			   "; wakeup of it is an IPI (the sweep's estimate of a polling window, %.0f ns, is noise)\n"
+			   "; wakeup of it is an IPI (the sweep's estimate of a polling window, %.0f ns, is noise;\n"
+			   "; --sweep measures the idle loop's own way into HLT)\n"
 			   "idle_poll = 0ns\n",
 			med[P_IDLE_POLL]);
 	else
@@ -613,7 +692,7 @@ int main(int argc, char **argv)
 		    measure_wake(&pc, r, pc.cpu_b, 0, P_WAKE_IDLE_WAKER, P_WAKE_IDLE_LAT, &why) ||
 		    measure_wake(&pc, r, pc.cpu_b, 1, P_WAKE_BUSY_WAKER, P_WAKE_BUSY_LAT, &why) ||
 		    measure_wake(&pc, r, pc.cpu_a, 0, P_WAKE_SAME_WAKER, P_WAKE_SAME_LAT, &why) ||
-		    measure_poll(&pc, r, &why)) {
+		    measure_poll(&pc, r, &why) || (sweep && measure_cheap(&pc, r, &why))) {
 			fprintf(stderr, PROG ": %s (CPUs %d and %d)\n", why, pc.cpu_a, pc.cpu_b);
 			return 1;
 		}
@@ -670,6 +749,29 @@ int main(int argc, char **argv)
 				printf(" %9.0f %11.0f", pc.sweep_cost[r][k], pc.sweep_lat[r][k]);
 			printf("\n");
 		}
+		printf("\ncheap wakeups: %% of wakeups %d -> %d the waker paid less than the midpoint of a same-CPU and a\n"
+		       "halted-CPU wakeup, B idling from rest and from a %d us busy loop (as a reader under load)\n%8s",
+		       pc.cpu_a, pc.cpu_b, BUSY_BEFORE_US, "gap_us");
+		for (int r = 0; r < pc.rounds; r++)
+			printf(" r%d_rest r%d_busy", r + 1, r + 1);
+		printf(" all_rest all_busy\n");
+		for (int k = 0; k < SWEEP_GAPS; k++) {
+			double sr = 0, sb = 0;
+			printf("%8.0f", sweep_gaps_us[k]);
+			for (int r = 0; r < pc.rounds; r++) {
+				printf(" %7.0f %7.0f", 100 * pc.cheap_rest[r][k], 100 * pc.cheap_busy[r][k]);
+				sr += pc.cheap_rest[r][k];
+				sb += pc.cheap_busy[r][k];
+			}
+			printf(" %8.0f %8.0f\n", 100 * sr / pc.rounds, 100 * sb / pc.rounds);
+		}
+		double win[MAX_ROUNDS];
+		printf("expected no-IPI window after busy (the share integrated over the gaps), per round:");
+		for (int r = 0; r < pc.rounds; r++) {
+			printf(" %.0f", pc.cheap_window[r]);
+			win[r] = pc.cheap_window[r];
+		}
+		printf(" ns; median %.0f ns\n", median(win, pc.rounds));
 	}
 	if (out && write_out(&pc, med, lo, hi, out, note))
 		return 1;
