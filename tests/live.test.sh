@@ -353,6 +353,15 @@ if [ "$(id -u)" = 0 ]; then
 	expect_fail "wakeups-live without iperf3" 2 "iperf3 is not installed" env PATH="$T/noiperf" bash $WL
 fi
 
+# --- validation/live/held-back: each patch still applies to this tree -------
+# (validation/live/README.md quotes what each does; in a git checkout only)
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	for p in validation/live/held-back/*.patch; do
+		[ -f "$p" ] || continue
+		git apply --check "$p" 2>"$T/err" && ok || bad "held-back patch $p no longer applies: $(cat "$T/err")"
+	done
+fi
+
 # --- the scenarios: tcpsim takes them with the overrides a recorded run has --
 # (tcp.pacing=on marks the paced set, and the model takes it as it is)
 for f in validation/live/*.csv; do
