@@ -45,7 +45,9 @@ FIT=${FIT:-cost.copy_byte,cost.syscall,cost.poll,cost.tx_frame,cost.rx_frame,cos
 # other one their errors of several hundred per cent would steer the fit away
 # from the costs.  IPIs, interrupts and page counts are predicted too.
 # syscall is fitted although primcost measures a null one: a socket read()
-# or write() and iperf3's select() do far more than getppid().
+# or write() does far more than getppid(); iperf3's select() is a key of
+# its own (poll): costfit has the writer's CPU at ~2,600 cycles a write, the
+# reader's at ~5,800 a select() and read().
 WEIGHT=${WEIGHT:-throughput_mbps=3,snd_cpu_busy_pct=1,rcv_cpu_busy_pct=1,frames_per_s=1,acks_per_s=1,others=0}
 # the response jumps where a run changes steady state: scan many starts
 STARTS=${STARTS:-16}
