@@ -45,7 +45,8 @@
  * B idling from rest and from a 20 us busy loop, as a reader's CPU does
  * under load.  A KVM
  * guest whose cpuidle-haltpoll has guest_halt_poll_ns = 0 never polls: the
- * table says so, and --cfg writes idle_poll = 0.
+ * table says so, and --cfg writes idle_poll = 0 -- with --sweep, the window
+ * the cheap wakeups integrate to instead.
  * Each figure is the median over rounds (5, or 3 with --quick) of a round's
  * median (per-event figures) or mean (syscall, copy); min and max over the
  * rounds are written beside it.  Cycles = ns x "cpu MHz" of /proc/cpuinfo
@@ -314,17 +315,15 @@ static void *hog(void *arg)
  * hog on `cpu` when `busy`.  Fills the round's waker cost and latency.
  */
 static int measure_wake_gap(struct primcost *pc, int cpu, int busy, int spin, double gap_ns, int iters,
-			    double *waker_ns, double *lat_ns, const char **why);
-static int measure_wake_gap_ex(struct primcost *pc, int cpu, int busy, int spin, double gap_ns, int iters,
-			       double busy_before_ns, double cheap_ns, double *cheap_frac, double *waker_ns,
-			       double *lat_ns, const char **why);
+			    double busy_before_ns, double cheap_ns, double *cheap_frac, double *waker_ns,
+			    double *lat_ns, const char **why);
 
 static int measure_wake(struct primcost *pc, int r, int cpu, int busy, enum prim waker_p,
 			enum prim lat_p, const char **why)
 {
 	int iters = (int)fmax(20, (busy ? 200 : 300) * pc->scale);
-	return measure_wake_gap(pc, cpu, busy, 0, cpu == pc->cpu_a ? 0 : IDLE_GAP_NS, iters, &pc->round_ns[waker_p][r],
-				&pc->round_ns[lat_p][r], why);
+	return measure_wake_gap(pc, cpu, busy, 0, cpu == pc->cpu_a ? 0 : IDLE_GAP_NS, iters, 0, 0, NULL,
+				&pc->round_ns[waker_p][r], &pc->round_ns[lat_p][r], why);
 }
 
 /* The polling window and the exit latency (see the header): one sweep of
@@ -338,7 +337,7 @@ static int measure_poll(struct primcost *pc, int r, const char **why)
 	int iters = (int)fmax(15, 100 * pc->scale), k;
 
 	for (k = 0; k < NG; k++) {
-		if (measure_wake_gap(pc, pc->cpu_b, 0, 1, gaps_us[k] * 1000, iters, &cost[k], &lat[k], why))
+		if (measure_wake_gap(pc, pc->cpu_b, 0, 1, gaps_us[k] * 1000, iters, 0, 0, NULL, &cost[k], &lat[k], why))
 			return -1;
 		if (cost[k] < lo)
 			lo = cost[k];
@@ -361,9 +360,9 @@ static int measure_cheap(struct primcost *pc, int r, const char **why)
 	int iters = (int)fmax(15, 100 * pc->scale);
 
 	for (int k = 0; k < SWEEP_GAPS; k++) {
-		if (measure_wake_gap_ex(pc, pc->cpu_b, 0, 1, sweep_gaps_us[k] * 1000, iters, 0, cheap_ns,
+		if (measure_wake_gap(pc, pc->cpu_b, 0, 1, sweep_gaps_us[k] * 1000, iters, 0, cheap_ns,
 					&pc->cheap_rest[r][k], &w, &l, why) ||
-		    measure_wake_gap_ex(pc, pc->cpu_b, 0, 1, sweep_gaps_us[k] * 1000, iters, BUSY_BEFORE_US * 1000.0,
+		    measure_wake_gap(pc, pc->cpu_b, 0, 1, sweep_gaps_us[k] * 1000, iters, BUSY_BEFORE_US * 1000.0,
 					cheap_ns, &pc->cheap_busy[r][k], &w, &l, why))
 			return -1;
 	}
@@ -377,18 +376,11 @@ static int measure_cheap(struct primcost *pc, int r, const char **why)
 	return 0;
 }
 
+/* The sleeper spins busy_before_ns before each read(); with cheap_frac,
+ * also the share of wakeups the waker paid less than cheap_ns for. */
 static int measure_wake_gap(struct primcost *pc, int cpu, int busy, int spin, double gap_ns, int iters,
-			    double *waker_ns, double *lat_ns, const char **why)
-{
-	return measure_wake_gap_ex(pc, cpu, busy, spin, gap_ns, iters, 0, 0, NULL, waker_ns, lat_ns, why);
-}
-
-/* measure_wake_gap, the sleeper spinning busy_before_ns before each read();
- * with cheap_frac, also the share of wakeups the waker paid less than
- * cheap_ns for. */
-static int measure_wake_gap_ex(struct primcost *pc, int cpu, int busy, int spin, double gap_ns, int iters,
-			       double busy_before_ns, double cheap_ns, double *cheap_frac, double *waker_ns,
-			       double *lat_ns, const char **why)
+			    double busy_before_ns, double cheap_ns, double *cheap_frac, double *waker_ns,
+			    double *lat_ns, const char **why)
 {
 	struct pingpong pp = {.sleeper_cpu = cpu, .hog_cpu = cpu, .spin = spin, .busy_before_ns = busy_before_ns};
 	atomic_init(&pp.blocks, 0);
@@ -765,13 +757,10 @@ int main(int argc, char **argv)
 			}
 			printf(" %8.0f %8.0f\n", 100 * sr / pc.rounds, 100 * sb / pc.rounds);
 		}
-		double win[MAX_ROUNDS];
 		printf("expected no-IPI window after busy (the share integrated over the gaps), per round:");
-		for (int r = 0; r < pc.rounds; r++) {
+		for (int r = 0; r < pc.rounds; r++)
 			printf(" %.0f", pc.cheap_window[r]);
-			win[r] = pc.cheap_window[r];
-		}
-		printf(" ns; median %.0f ns\n", median(win, pc.rounds));
+		printf(" ns; median %.0f ns\n", cheap_window_median(&pc));
 	}
 	if (out && write_out(&pc, med, lo, hi, out, note))
 		return 1;

@@ -99,8 +99,10 @@ static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
 		tc->ce_rcvd_bytes += skb->len;
 	/* tcp_measure_rcv_mss; 6.6+ measures scaling_ratio (payload per
 	 * truesize) whenever rcv_mss changes, and the clamp follows */
+	int lss = tc->last_seg_size;
+
+	tc->last_seg_size = 0; /* reset at every call */
 	if ((int)seg >= tc->rcv_mss) {
-		tc->last_seg_size = 0; /* reset at every call */
 		if ((int)seg != tc->rcv_mss && host_kernel_at_least(tc->rcv_host, 6, 6) && skb->truesize > 0) {
 			int64_t r = ((int64_t)skb->len << TCP_RMEM_TO_WIN_SCALE) / skb->truesize;
 			r = r < 1 ? 1 : r > 255 ? 255 : r;
@@ -122,10 +124,8 @@ static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
 		 * TCP_MIN_RCVMSS on (without PSH, from TCP_MIN_MSS: not
 		 * modelled).  The kernel has done this in every era; the model
 		 * from 4.0 on (the 3.x profiles were fitted without it). */
-		int lss = tc->last_seg_size;
 		int hdr = TCP_HDR_BYTES + (tc->sim->sc->timestamps ? TCP_TS_OPT_BYTES : 0);
 
-		tc->last_seg_size = 0;
 		if ((int)seg + hdr >= TCP_MIN_RCVMSS + TCP_HDR_BYTES)
 			tc->last_seg_size = (int)seg;
 		if (tc->last_seg_size && (int)seg == lss)
