@@ -253,8 +253,23 @@ for k in host.idle_poll host.idle_exit cost.ipi_send cost.timer_irq cost.syscall
 done
 # --sweep: the polling sweep after the table, a row per gap (0..200 us), a
 # waker's cost and a latency per round (3 with --quick), all positive
-"$BIN/primcost" --quick --sweep >"$T/pcs.out" 2>"$T/err"
+"$BIN/primcost" --quick --sweep --cfg "$T/pcs.cfg" >"$T/pcs.out" 2>"$T/err"
 expect_eq "$?:$(cat "$T/err")" "0:" "primcost --quick --sweep"
+# --sweep --cfg: the law fitted to the cheap shares, a fragment that reads back
+grep -q '^idle_poll_dist = exp$' "$T/pcs.cfg" && ok || bad "primcost --sweep --cfg lacks idle_poll_dist = exp"
+v=$(awk -F' = ' '$1 == "idle_poll_share" { print $2 }' "$T/pcs.cfg")
+if awk -v v="$v" 'BEGIN { exit !(v ~ /^[0-9.]+$/ && v >= 0 && v <= 1) }'; then ok; else bad "primcost idle_poll_share '$v'"; fi
+grep -q '^fitted share \* exp(-gap / mean) (least squares), per round: .* ns; pooled share [0-9.]*, mean [0-9]* ns$' "$T/pcs.out" && ok || bad "primcost --sweep: the fitted law"
+printf 'include = %s\n[run]\nduration = 20ms\nwarmup = 5ms\nbatch = 5ms\n[host]\ncpus = 2\nkernel = 6.18\n' "$T/pcs.cfg" >"$T/pcsrun.cfg"
+if "$TCPSIM" "$T/pcsrun.cfg" --format csv >"$T/sim" 2>"$T/err"; then ok; else bad "tcpsim with primcost's --sweep fragment: $(cat "$T/err")"; fi
+# --fit-cheap: a known law comes back; bad lists are refused
+v=$("$BIN/primcost" --fit-cheap 60,49.1,40.2,32.9,27.0,18.1,12.1,5.4,2.4,0.5,0.1,0,0,0,0)
+if echo "$v" | awk '{ exit !($1 == "share" && $2 >= 0.595 && $2 <= 0.605 && $4 >= 4950 && $4 <= 5050) }'; then ok
+else bad "primcost --fit-cheap of 60% x exp(-g / 5 us): $v"; fi
+expect_eq "$("$BIN/primcost" --fit-cheap 44,22,53,25,23,9,15,12,1,2,1,1,2,9,3)" "share 0.425 mean 6893 ns" \
+	"primcost --fit-cheap: the profile's figures from the recorded sweep"
+expect_fail "primcost --fit-cheap too few" 2 "takes 15 comma-separated percentages" "$BIN/primcost" --fit-cheap 44,22
+expect_fail "primcost --fit-cheap not a share" 2 "takes 15 comma-separated percentages" "$BIN/primcost" --fit-cheap 44,22,53,25,23,9,15,12,1,2,1,1,2,9,300
 expect_eq "$(awk '/^polling sweep/ { s = 1; next } s && $1 ~ /^[0-9]+$/ && NF == 7 && $2 > 0 && $3 > 0 { n++ } END { print n + 0 }' "$T/pcs.out")" 15 \
 	"primcost --sweep: 15 gaps of 3 rounds"
 expect_eq "$(awk '/^polling sweep/ { s = 1; next } /^$/ { s = 0 } s && $1 ~ /^[0-9]+$/ { print $1 }' "$T/pcs.out" | tr '\n' ' ')" \

@@ -239,6 +239,18 @@ static void test_idle_poll_and_exit(void **state)
 	 * another LLC still gets its CAL) */
 	expect_range(m_of(&poll, "cal_ipis_per_s"), 0, 0.2 * m_of(&halt, "cal_ipis_per_s"), "few IPIs to a polling CPU");
 	expect_range(m_of(&poll, "wake_no_ipi_per_s"), 0.5 * m_of(&poll, "wakeups_per_s"), 1e9, "polling wakeups");
+	/* idle_poll_dist = exp: a share of the idle entries polls (here all
+	 * along), the rest halt at once and take their IPI */
+	struct metrics part;
+	base(&sc, "6.1");
+	set(&sc, "cost.tx_frame", "400000");
+	set(&sc, "host.idle_poll", "1s");
+	set(&sc, "host.idle_poll_dist", "exp");
+	set(&sc, "host.idle_poll_share", "0.3");
+	run(&sc, &part);
+	expect_within(m_of(&part, "wake_no_ipi_per_s") /
+			      (m_of(&part, "wake_no_ipi_per_s") + m_of(&part, "cal_ipis_per_s")),
+		      0.3, 0.15, "exp: the share of wakeups without an IPI");
 	/* the exit latency delays the woken reader, which then finds more
 	 * queued and sleeps less often */
 	if (!(m_of(&slow, "wakeups_per_s") < 0.98 * m_of(&halt, "wakeups_per_s")))

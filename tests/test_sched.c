@@ -14,7 +14,10 @@
  *    the largest vruntime, no cache-hot rule, 112% everywhere.
  *  The first four set sched.domains = llc.
  *  - host.kswapd: an order-3 allocation wakes a sleeping kswapd, once.
+ *  - host.idle_poll_dist: the poll window per idle entry, fixed or drawn
+ *    with P(window > g) = idle_poll_share * exp(-g / idle_poll).
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +26,7 @@
 
 #include <cmocka.h>
 
+#include "expect.h"
 #include "fixture.h"
 
 #include "config.h"
@@ -253,6 +257,49 @@ static void test_highorder_allocation_wakes_kswapd(void **state)
 	release(f);
 }
 
+/* The window of idle_poll_dist = exp over many idle entries: none at a
+ * share 1 - idle_poll_share, and past any g at share * exp(-g / mean);
+ * fixed is idle_poll every time. */
+static void test_idle_window_law(void **state)
+{
+	struct fixture *f = test_calloc(1, sizeof(*f));
+	enum { N = 20000 };
+	const double mean = 8000, share = 0.4;
+	int zero = 0, past[3] = {0};
+	const double g[3] = {2000, 8000, 24000};
+	double sum = 0;
+	(void)state;
+	config_defaults(&f->sc);
+	set(&f->sc, "host.cpus", "2");
+	set(&f->sc, "host.idle_poll", "8us");
+	set(&f->sc, "host.idle_poll_dist", "exp");
+	set(&f->sc, "host.idle_poll_share", "0.4");
+	if (sim_init(&f->sim, &f->sc, &f->err))
+		fail_msg("sim_init: %s", f->err.msg);
+	for (int i = 0; i < N; i++) {
+		sim_ns w = sched_idle_window(cpu(f, 1));
+		assert_true(w >= 0);
+		zero += w == 0;
+		sum += (double)w;
+		for (int k = 0; k < 3; k++)
+			past[k] += (double)w > g[k];
+	}
+	expect_within((double)zero / N, 1 - share, 0.02, "share of entries that halt at once");
+	expect_within(sum / (N - zero), mean, 0.03, "mean window of those that poll");
+	for (int k = 0; k < 3; k++)
+		expect_within((double)past[k] / N, share * exp(-g[k] / mean), 0.03, "P(window > g)");
+	release(f);
+
+	f = test_calloc(1, sizeof(*f));
+	config_defaults(&f->sc);
+	set(&f->sc, "host.idle_poll", "3us"); /* idle_poll_dist = fixed, the default */
+	if (sim_init(&f->sim, &f->sc, &f->err))
+		fail_msg("sim_init: %s", f->err.msg);
+	for (int i = 0; i < 100; i++)
+		assert_true(sched_idle_window(cpu(f, 0)) == 3000);
+	release(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_host_domain),
 		cmocka_unit_test(test_highorder_allocation_wakes_kswapd),
 		cmocka_unit_test(test_wake_affine_margin_by_domain),
+		cmocka_unit_test(test_idle_window_law),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,8 +45,12 @@
  * B idling from rest and from a 20 us busy loop, as a reader's CPU does
  * under load.  A KVM
  * guest whose cpuidle-haltpoll has guest_halt_poll_ns = 0 never polls: the
- * table says so, and --cfg writes idle_poll = 0 -- with --sweep, the window
- * the cheap wakeups integrate to instead.
+ * table says so, and --cfg writes idle_poll = 0 -- with --sweep, the law
+ * fitted to the cheap wakeups' shares after a busy loop instead: P(cheap |
+ * gap g) = share * exp(-g / mean), least squares over the gaps, the shares
+ * pooled over the rounds (host.idle_poll_dist = exp, idle_poll_share,
+ * idle_poll = mean; per round too, in the printout).  --fit-cheap refits a
+ * recorded sweep's 15 pooled shares without measuring.
  * Each figure is the median over rounds (5, or 3 with --quick) of a round's
  * median (per-event figures) or mean (syscall, copy); min and max over the
  * rounds are written beside it.  Cycles = ns x "cpu MHz" of /proc/cpuinfo
@@ -63,6 +67,8 @@
 #include <csv.h>
 #include <errno.h>
 #include <getopt.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_min.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -99,7 +105,11 @@ static const char usage_text[] =
 	"  fragment of the primitives with --cfg.\n"
 	"  --quick: a run of under a second (for tests).\n"
 	"  --sweep: also print each round's polling sweep (gap, waker's cost, latency) and the\n"
-	"           share of cheap (no-IPI) wakeups per gap, B idling from rest and from busy.\n";
+	"           share of cheap (no-IPI) wakeups per gap, B idling from rest and from busy,\n"
+	"           and fit share * exp(-gap / mean) to it (--cfg: host.idle_poll_dist = exp).\n"
+	"  --fit-cheap P0,P1,...: measure nothing; fit share * exp(-gap / mean) to 15 shares in\n"
+	"           per cent at the sweep's gaps, 0 1 2 3 4 6 8 12 16 24 32 48 64 100 200 us (a\n"
+	"           recorded sweep's all_busy column), and print the share and the mean.\n";
 
 enum prim {
 	P_TIMER, P_WAKE_IDLE_WAKER, P_WAKE_IDLE_LAT, P_WAKE_BUSY_WAKER, P_WAKE_BUSY_LAT,
@@ -579,6 +589,116 @@ static double cheap_window_median(const struct primcost *pc)
 	return median(win, pc->rounds);
 }
 
+/*
+ * The cheap share as the model's idle_poll_dist = exp has it (sched.c,
+ * sched_idle_window): P(no IPI | gap g) = share * exp(-g / mean).  Fitted
+ * by least squares to the share per gap after a busy loop (y[k] at
+ * sweep_gaps_us[k]): for a given mean the best share is linear,
+ * sum(y e) / sum(e e) with e = exp(-g / mean), so only the mean is searched
+ * (GSL's Brent minimizer over log(mean), 0.1 .. 1000 us).
+ */
+struct expfit {
+	const double *y;
+	double share;
+};
+
+static double expfit_sse(double log_mean_us, void *arg)
+{
+	struct expfit *x = arg;
+	double mean = exp(log_mean_us), ye = 0, ee = 0, sse = 0;
+
+	for (int k = 0; k < SWEEP_GAPS; k++) {
+		double e = exp(-sweep_gaps_us[k] / mean);
+		ye += x->y[k] * e;
+		ee += e * e;
+	}
+	x->share = ee > 0 ? fmin(1, fmax(0, ye / ee)) : 0;
+	for (int k = 0; k < SWEEP_GAPS; k++) {
+		double d = x->share * exp(-sweep_gaps_us[k] / mean) - x->y[k];
+		sse += d * d;
+	}
+	return sse;
+}
+
+/* Fit y (SWEEP_GAPS shares) -> *share, *mean_ns; -1 when it fails. */
+static int cheap_exp_fit(const double *y, double *share, double *mean_ns)
+{
+	struct expfit x = {.y = y};
+	gsl_function fn = {.function = expfit_sse, .params = &x};
+	double lo = log(0.1), hi = log(1000), m = 0, best = INFINITY;
+
+	/* a start whose value is below both ends, as Brent needs: the best of a grid */
+	for (int i = 1; i < 40; i++) {
+		double t = lo + (hi - lo) * i / 40, v = expfit_sse(t, &x);
+		if (v < best) {
+			best = v;
+			m = t;
+		}
+	}
+	gsl_set_error_handler_off();
+	gsl_min_fminimizer *mz = gsl_min_fminimizer_alloc(gsl_min_fminimizer_brent);
+	if (!mz)
+		return -1;
+	if (gsl_min_fminimizer_set(mz, &fn, m, lo, hi) == GSL_SUCCESS) {
+		for (int it = 0; it < 100; it++) {
+			if (gsl_min_fminimizer_iterate(mz) != GSL_SUCCESS)
+				break;
+			m = gsl_min_fminimizer_x_minimum(mz);
+			if (gsl_min_test_interval(gsl_min_fminimizer_x_lower(mz), gsl_min_fminimizer_x_upper(mz), 1e-4,
+						  0) == GSL_SUCCESS)
+				break;
+		}
+	}
+	gsl_min_fminimizer_free(mz); /* m: Brent's, or the grid's best where it could not start */
+	expfit_sse(m, &x);
+	*share = x.share;
+	*mean_ns = exp(m) * 1000;
+	return 0;
+}
+
+static int usage(const char *msg);
+
+/* --fit-cheap: the fit of SWEEP_GAPS comma-separated percentages. */
+static int fit_cheap_main(const char *arg)
+{
+	double y[SWEEP_GAPS], share, mean_ns;
+	const char *p = arg;
+	int n = 0;
+
+	while (n < SWEEP_GAPS) {
+		char *end;
+		errno = 0;
+		y[n] = strtod(p, &end);
+		if (end == p || errno || !(y[n] >= 0 && y[n] <= 100))
+			return usage("--fit-cheap takes 15 comma-separated percentages (0 to 100)");
+		y[n++] /= 100;
+		if (*end != ',' || n == SWEEP_GAPS) {
+			p = end;
+			break;
+		}
+		p = end + 1;
+	}
+	if (n != SWEEP_GAPS || *p)
+		return usage("--fit-cheap takes 15 comma-separated percentages (0 to 100)");
+	if (cheap_exp_fit(y, &share, &mean_ns))
+		return 1;
+	printf("share %.3f mean %.0f ns\n", share, mean_ns);
+	return 0;
+}
+
+/* The fit to the share after a busy loop, pooled over the rounds. */
+static int cheap_exp_pooled(const struct primcost *pc, double *share, double *mean_ns)
+{
+	double y[SWEEP_GAPS] = {0};
+
+	for (int k = 0; k < SWEEP_GAPS; k++) {
+		for (int r = 0; r < pc->rounds; r++)
+			y[k] += pc->cheap_busy[r][k];
+		y[k] /= pc->rounds;
+	}
+	return cheap_exp_fit(y, share, mean_ns);
+}
+
 static int write_cfg(const struct primcost *pc, const double *med, const char *path, const char *note)
 {
 	char *buf = NULL;
@@ -593,12 +713,15 @@ static int write_cfg(const struct primcost *pc, const double *med, const char *p
 	fprintf(f, "; primitive costs of this machine, measured by tools/bin/primcost on CPUs %d and %d\n"
 		   "; (%s); include it from the machine profile.  cpu MHz %.1f.\n",
 		pc->cpu_a, pc->cpu_b, note, pc->mhz);
-	if (pc->have_cheap)
-		fprintf(f, "[host]\n; the expected window in which a wakeup still finds the idle CPU polling (no IPI):\n"
-			   "; the share of cheap wakeups after a busy loop, integrated over the sweep's gaps\n"
-			   "; (median over rounds)\n"
+	double share, mean_ns;
+	if (pc->have_cheap && cheap_exp_pooled(pc, &share, &mean_ns) == 0)
+		fprintf(f, "[host]\n; a wakeup g after the idle CPU went idle still finds it polling (no IPI) with the chance\n"
+			   "; share * exp(-g / mean): least squares to the share of cheap wakeups after a busy loop\n"
+			   "; per gap, pooled over the rounds\n"
+			   "idle_poll_dist = exp\n"
+			   "idle_poll_share = %.3f\n"
 			   "idle_poll = %.0fns\n",
-			cheap_window_median(pc));
+			share, mean_ns);
 	else if (pc->haltpoll_off)
 		fprintf(f, "[host]\n; cpuidle-haltpoll's guest_halt_poll_ns is 0: an idle CPU halts at once and every\n"
 			   "; wakeup of it is an IPI (the sweep's estimate of a polling window, %.0f ns, is noise;\n"
@@ -636,7 +759,7 @@ int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{"cpus", required_argument, NULL, 'c'}, {"quick", no_argument, NULL, 'q'},
-		{"sweep", no_argument, NULL, 's'},
+		{"sweep", no_argument, NULL, 's'}, {"fit-cheap", required_argument, NULL, 'F'},
 		{"output", required_argument, NULL, 'o'}, {"cfg", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -663,6 +786,7 @@ int main(int argc, char **argv)
 		}
 		case 'q': pc.quick = 1; pc.rounds = 3; pc.scale = 1.0 / 20; break;
 		case 's': sweep = 1; break;
+		case 'F': return fit_cheap_main(optarg);
 		case 'o': out = optarg; break;
 		case 'C': cfg = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;
@@ -761,6 +885,17 @@ int main(int argc, char **argv)
 		for (int r = 0; r < pc.rounds; r++)
 			printf(" %.0f", pc.cheap_window[r]);
 		printf(" ns; median %.0f ns\n", cheap_window_median(&pc));
+		printf("fitted share * exp(-gap / mean) (least squares), per round:");
+		for (int r = 0; r < pc.rounds; r++) {
+			double sh, mn;
+			if (cheap_exp_fit(pc.cheap_busy[r], &sh, &mn) == 0)
+				printf(" %.2f/%.0f", sh, mn);
+		}
+		{
+			double sh, mn;
+			if (cheap_exp_pooled(&pc, &sh, &mn) == 0)
+				printf(" ns; pooled share %.3f, mean %.0f ns\n", sh, mn);
+		}
 	}
 	if (out && write_out(&pc, med, lo, hi, out, note))
 		return 1;

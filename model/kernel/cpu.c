@@ -31,6 +31,7 @@ void cpu_init(struct sim *sim, struct host *h, struct cpu *c, int id, int ntasks
 	c->timers = xcalloc(c->timers_cap, sizeof(*c->timers));
 	c->paced = xcalloc(c->timers_cap, sizeof(*c->paced));
 	c->napi = xcalloc(8, sizeof(*c->napi));
+	c->idle_window = sched_idle_window(c); /* idle from time 0 */
 }
 
 void cpu_release(struct cpu *c)
@@ -268,8 +269,10 @@ void cpu_dispatch(struct sim *sim, struct cpu *c)
 			continue;
 		}
 		if (c->curr == NULL && c->nirq == 0 && (!softirq_pending(c) || c->bh_off)) {
-			if (c->idle_since < 0)
+			if (c->idle_since < 0) {
 				c->idle_since = sim->now;
+				c->idle_window = sched_idle_window(c);
+			}
 			return;
 		}
 	}

@@ -98,6 +98,8 @@ struct cpu {
 	struct cpu_acct acct;
 	struct cpu_acct mark;        /* acct at the end of warm-up */
 	sim_ns idle_since;
+	sim_ns idle_window;          /* how long it polls from idle_since (sched_idle_window) */
+	uint64_t idle_entries;       /* idle entries so far: the window's quasi-random index */
 };
 
 /*

@@ -3,6 +3,7 @@
  */
 #include "sched.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "cpu.h"
@@ -328,12 +329,37 @@ static struct cpu *select_cpu(struct cpu *waker, struct task *t, bool sync)
 	return target;
 }
 
-/* An idle CPU polls TIF_NEED_RESCHED for host.idle_poll after it went
- * idle (the idle loop and cpuidle's poll state, before it halts): a wakeup
- * then needs no IPI (set_nr_if_polling, sched_wake_idle_without_ipi). */
+/* An idle CPU polls TIF_NEED_RESCHED for a while after it went idle (the
+ * idle loop and cpuidle's poll state, before it halts): a wakeup then needs
+ * no IPI (set_nr_if_polling, sched_wake_idle_without_ipi).  That while is
+ * host.idle_poll at every entry (idle_poll_dist = fixed), or it varies
+ * (exp): do_idle polls from its first instruction until call_cpuidle
+ * clears the flag (current_clr_polling_and_test), and what lies between,
+ * the governor and tick_nohz_idle_stop_tick's timer reprogramming, takes
+ * a different time at each entry; some entries halt at once.  The chance
+ * that a wakeup g after the CPU went idle finds it polling is then
+ * idle_poll_share * exp(-g / idle_poll).  The window is drawn once per
+ * entry from a Weyl sequence, u_k = frac(1/2 + k / phi) (an evenly spread
+ * quasi-random sequence: no random stream is used, so the cost jitter's
+ * draws stay as they were, and the share of cheap wakeups follows the
+ * parameters smoothly, as calibration's differences want). */
+sim_ns sched_idle_window(struct cpu *c)
+{
+	const struct host_cfg *hc = c->host->cfg;
+	double u, share = hc->idle_poll_share;
+
+	if (hc->idle_poll_dist == POLL_FIXED)
+		return hc->idle_poll_ns;
+	u = 0.5 + 0.6180339887498949 * (double)c->idle_entries++;
+	u -= (double)(uint64_t)u;
+	if (u >= share || u <= 0)
+		return 0;
+	return (sim_ns)llround(-(double)hc->idle_poll_ns * log(u / share));
+}
+
 static bool idle_polling(const struct sim *sim, const struct cpu *c)
 {
-	return cpu_is_idle(c) && c->idle_since >= 0 && sim->now - c->idle_since < c->host->cfg->idle_poll_ns;
+	return cpu_is_idle(c) && c->idle_since >= 0 && sim->now - c->idle_since < c->idle_window;
 }
 
 /* Past the poll, a CPU in MWAIT (host.idle = mwait) still has

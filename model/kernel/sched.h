@@ -77,5 +77,8 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 void sched_tick(struct sim *sim, struct cpu *c);
 /* An IPI arrived on c. */
 void sched_ipi(struct sim *sim, struct cpu *c, int irq_kind);
+/* How long c, entering idle now, polls before it halts (host.idle_poll,
+ * idle_poll_dist, idle_poll_share). */
+sim_ns sched_idle_window(struct cpu *c);
 
 #endif
