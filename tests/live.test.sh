@@ -266,8 +266,12 @@ if "$TCPSIM" "$T/pcsrun.cfg" --format csv >"$T/sim" 2>"$T/err"; then ok; else ba
 v=$("$BIN/primcost" --fit-cheap 60,49.1,40.2,32.9,27.0,18.1,12.1,5.4,2.4,0.5,0.1,0,0,0,0)
 if echo "$v" | awk '{ exit !($1 == "share" && $2 >= 0.595 && $2 <= 0.605 && $4 >= 4950 && $4 <= 5050) }'; then ok
 else bad "primcost --fit-cheap of 60% x exp(-g / 5 us): $v"; fi
-expect_eq "$("$BIN/primcost" --fit-cheap 44,22,53,25,23,9,15,12,1,2,1,1,2,9,3)" "share 0.425 mean 6893 ns" \
-	"primcost --fit-cheap: the profile's figures from the recorded sweep"
+expect_eq "$("$BIN/primcost" --fit-cheap 58.5,11.5,42,17.5,20,5.5,8,6,0.5,1,1,1,1.5,4.5,2)" "share 0.298 mean 6824 ns" \
+	"primcost --fit-cheap: the profile's figures from the two recorded sweeps"
+grep -q '^idle_poll_share = 0.298$' scenarios/live/amd-epyc-2cpu.primcost.cfg && ok || bad "the live profile's idle_poll_share is not the recorded sweeps' fit"
+# the 0 us gap is not fitted (the sleeper has not blocked yet)
+expect_eq "$("$BIN/primcost" --fit-cheap 100,0,0,0,0,0,0,0,0,0,0,0,0,0,0 | cut -d' ' -f1,2)" "share 0.000" \
+	"primcost --fit-cheap leaves the 0 us gap out"
 expect_fail "primcost --fit-cheap too few" 2 "takes 15 comma-separated percentages" "$BIN/primcost" --fit-cheap 44,22
 expect_fail "primcost --fit-cheap not a share" 2 "takes 15 comma-separated percentages" "$BIN/primcost" --fit-cheap 44,22,53,25,23,9,15,12,1,2,1,1,2,9,300
 expect_eq "$(awk '/^polling sweep/ { s = 1; next } s && $1 ~ /^[0-9]+$/ && NF == 7 && $2 > 0 && $3 > 0 { n++ } END { print n + 0 }' "$T/pcs.out")" 15 \
