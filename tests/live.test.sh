@@ -268,7 +268,19 @@ if echo "$v" | awk '{ exit !($1 == "share" && $2 >= 0.595 && $2 <= 0.605 && $4 >
 else bad "primcost --fit-cheap of 60% x exp(-g / 5 us): $v"; fi
 expect_eq "$("$BIN/primcost" --fit-cheap 58.5,11.5,42,17.5,20,5.5,8,6,0.5,1,1,1,1.5,4.5,2)" "share 0.298 mean 6824 ns" \
 	"primcost --fit-cheap: the profile's figures from the two recorded sweeps"
-grep -q '^idle_poll_share = 0.298$' scenarios/live/amd-epyc-2cpu.primcost.cfg && ok || bad "the live profile's idle_poll_share is not the recorded sweeps' fit"
+# the live profile's polling law is the fit to the traced gaps it names
+v=$(sed -n 's/^#   fit points: [^,]*,//p' validation/live/amd-epyc-2cpu.wakegaps.txt | tail -1)
+expect_eq "$("$BIN/primcost" --fit-cheap-normal "$v")" "share 0.864 mean 9217 ns sd 2111 ns" \
+	"primcost --fit-cheap-normal: the profile's figures from the traced gaps"
+grep -q '^idle_poll_share = 0.864$' scenarios/live/amd-epyc-2cpu.primcost.cfg && ok || bad "the live profile's idle_poll_share is not the traced gaps' fit"
+# --fit-cheap-normal recovers a known law: 80% x P(N(9 us, 2 us) > g)
+v=$(awk 'BEGIN { n = split("0 1 2 3 4 5 6 8 10 12 16 24", g, " ")
+	for (i = 1; i <= n; i++) { z = (g[i] - 9) / 2; q = 0.5 * erfc(z / sqrt(2)); printf "%s%g:%.3f:100", (i > 1 ? "," : ""), g[i], 80 * q } }
+	# erfc by Chebyshev fitting (Numerical Recipes erfcc, |error| < 1.2e-7)
+	function erfc(x,   t, y) { t = 1 / (1 + 0.5 * (x < 0 ? -x : x)); y = t * exp(-x * x - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))))))); return x >= 0 ? y : 2 - y }')
+v=$("$BIN/primcost" --fit-cheap-normal "$v")
+if echo "$v" | awk '{ exit !($2 >= 0.79 && $2 <= 0.81 && $4 >= 8900 && $4 <= 9100 && $7 >= 1950 && $7 <= 2050) }'; then ok
+else bad "primcost --fit-cheap-normal of 80% x P(N(9, 2) > g): $v"; fi
 # the 0 us gap is not fitted (the sleeper has not blocked yet)
 expect_eq "$("$BIN/primcost" --fit-cheap 100,0,0,0,0,0,0,0,0,0,0,0,0,0,0 | cut -d' ' -f1,2)" "share 0.000" \
 	"primcost --fit-cheap leaves the 0 us gap out"
@@ -368,6 +380,35 @@ expect_fail "wakeups-live window too long" 2 "must be at least 1 s and leave 1 s
 expect_fail "wakeups-live bad mtu" 2 "--mtu '99999': not an MTU" bash $WL --mtu 1500,99999
 expect_fail "wakeups-live bad size" 2 "--sizes '4 K': not a size" bash $WL --sizes "4 K"
 expect_fail "wakeups-live output directory" 2 "does not exist or is not writable" bash $WL -o "$T/no/such/dir/x.txt"
+# --parse-gaps: a trace's sleeps of the reader (pid 100, CPU 1) matched with
+# the wakeup sent to its CPU after each: a preemption (R+) is no sleep, a
+# send to another CPU or a second send is not the match, a switch on
+# another CPU is not the reader's CPU's
+cat >"$T/gaps.trace" <<'EOF_TRACE'
+# tracer: nop
+          iperf3-100     [001] d..2.    10.000000: sched_switch: prev_comm=iperf3 prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+          iperf3-99      [000] d.s3.    10.000002: sched_wake_idle_without_ipi: cpu=1
+          <idle>-0       [001] d..2.    10.000003: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=iperf3 next_pid=100 next_prio=120
+          iperf3-100     [001] d..2.    10.000010: sched_switch: prev_comm=iperf3 prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+          iperf3-99      [000] d.s3.    10.000030: ipi_send_cpu: cpu=1 callsite=__smp_call_single_queue+0x5d/0x80 callback=generic_smp_call_function_single_interrupt+0x0/0x20
+          iperf3-99      [000] d.s3.    10.000031: ipi_send_cpu: cpu=1 callsite=x callback=y
+          <idle>-0       [001] d..2.    10.000050: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=iperf3 next_pid=100 next_prio=120
+          iperf3-100     [001] d..2.    10.000060: sched_switch: prev_comm=iperf3 prev_pid=100 prev_prio=120 prev_state=R+ ==> next_comm=swapper/1 next_pid=0 next_prio=120
+          iperf3-99      [000] d.s3.    10.000061: sched_wake_idle_without_ipi: cpu=0
+          iperf3-100     [000] d..2.    10.000070: sched_switch: prev_comm=iperf3 prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+          iperf3-99      [000] d.s3.    10.000071: sched_wake_idle_without_ipi: cpu=1
+EOF_TRACE
+bash $WL --parse-gaps "$T/gaps.trace" --server-pid 100 --recv-cpu 1 >"$T/gaps.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "wakeups-live --parse-gaps"
+expect_eq "$(awk '$2 ~ /^[0-9]/ { print $2, $3, $4 }' "$T/gaps.out" | tr '\n' ';')" "2-3 1 1;16-24 1 0;" "wakeups-live --parse-gaps: the bins"
+grep -q '^#   sleeps 2, matched with a wakeup sent to the CPU 2, of them without an IPI 1 (50.0%)$' "$T/gaps.out" && ok || bad "wakeups-live --parse-gaps: $(cat "$T/gaps.out")"
+grep -q '^#   fit points: 2.00:100.0:1,20.00:0.0:1$' "$T/gaps.out" && ok || bad "wakeups-live --parse-gaps: the fit points"
+# which primcost --fit-cheap-at takes
+v=$(sed -n 's/^#   fit points: //p' "$T/gaps.out")
+"$BIN/primcost" --fit-cheap-at "$v" >"$T/fit.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "primcost --fit-cheap-at the parsed points"
+expect_fail "wakeups-live --parse-gaps without a pid" 2 "needs --server-pid" bash $WL --parse-gaps "$T/gaps.trace"
+expect_fail "primcost --fit-cheap-at one point" 2 "take GAP_US:PERCENT" "$BIN/primcost" --fit-cheap-at 1:50
 if [ "$(id -u)" = 0 ]; then
 	expect_fail "wakeups-live without iperf3" 2 "iperf3 is not installed" env PATH="$T/noiperf" bash $WL
 fi

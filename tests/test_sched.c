@@ -15,7 +15,8 @@
  *  The first four set sched.domains = llc.
  *  - host.kswapd: an order-3 allocation wakes a sleeping kswapd, once.
  *  - host.idle_poll_dist: the poll window per idle entry, fixed or drawn
- *    with P(window > g) = idle_poll_share * exp(-g / idle_poll).
+ *    with P(window > g) = idle_poll_share * exp(-g / idle_poll), or a normal
+ *    window of mean idle_poll and s.d. idle_poll_sd at that share.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -288,6 +289,38 @@ static void test_idle_window_law(void **state)
 	expect_within(sum / (N - zero), mean, 0.03, "mean window of those that poll");
 	for (int k = 0; k < 3; k++)
 		expect_within((double)past[k] / N, share * exp(-g[k] / mean), 0.03, "P(window > g)");
+	release(f);
+
+	/* normal: the window of those that poll has the given mean and s.d. */
+	f = test_calloc(1, sizeof(*f));
+	config_defaults(&f->sc);
+	set(&f->sc, "host.cpus", "2");
+	set(&f->sc, "host.idle_poll", "9us");
+	set(&f->sc, "host.idle_poll_sd", "2us");
+	set(&f->sc, "host.idle_poll_dist", "normal");
+	set(&f->sc, "host.idle_poll_share", "0.85");
+	if (sim_init(&f->sim, &f->sc, &f->err))
+		fail_msg("sim_init: %s", f->err.msg);
+	{
+		double s1 = 0, s2 = 0;
+		int npoll = 0, past9 = 0, past13 = 0;
+		for (int i = 0; i < N; i++) {
+			double w = (double)sched_idle_window(cpu(f, 0));
+			if (w > 0) {
+				npoll++;
+				s1 += w;
+				s2 += w * w;
+			}
+			past9 += w > 9000;
+			past13 += w > 13000;
+		}
+		double m = s1 / npoll;
+		expect_within((double)npoll / N, 0.85, 0.02, "normal: share of entries that poll");
+		expect_within(m, 9000, 0.01, "normal: mean window");
+		expect_within(sqrt(s2 / npoll - m * m), 2000, 0.03, "normal: s.d. of the window");
+		expect_within((double)past9 / N, 0.85 * 0.5, 0.03, "normal: P(window > mean)");
+		expect_within((double)past13 / N, 0.85 * 0.02275, 0.1, "normal: P(window > mean + 2 s.d.)");
+	}
 	release(f);
 
 	f = test_calloc(1, sizeof(*f));

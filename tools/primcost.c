@@ -67,8 +67,10 @@
 #include <csv.h>
 #include <errno.h>
 #include <getopt.h>
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_min.h>
+#include <gsl/gsl_multimin.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -110,7 +112,11 @@ static const char usage_text[] =
 	"  --fit-cheap P0,P1,...: measure nothing; fit share * exp(-gap / mean) to 15 shares in\n"
 	"           per cent at the sweep's gaps, 0 1 2 3 4 6 8 12 16 24 32 48 64 100 200 us (a\n"
 	"           recorded sweep's all_busy column; the 0 us share is not fitted: such a\n"
-	"           wakeup comes before the sleeper blocked), and print the share and the mean.\n";
+	"           wakeup comes before the sleeper blocked), and print the share and the mean.\n"
+	"  --fit-cheap-at G:P[:N],...: the same fit to points at any gaps G (us), shares P (per\n"
+	"           cent), each weighted by N (e.g. tools/wakeups-live --gaps' histogram).\n"
+	"  --fit-cheap-normal G:P[:N],...: the same points, the law share * P(W > gap) with W\n"
+	"           normal (host.idle_poll_dist = normal): prints the share, the mean and the sd.\n";
 
 enum prim {
 	P_TIMER, P_WAKE_IDLE_WAKER, P_WAKE_IDLE_LAT, P_WAKE_BUSY_WAKER, P_WAKE_BUSY_LAT,
@@ -602,8 +608,10 @@ static double cheap_window_median(const struct primcost *pc)
  * CPU (the sweep of 22:35 has 73% cheap at 0 us, 1% at 1 us, 31% at 2 us).
  */
 #define FIT_FROM 1 /* the first gap fitted: 1 us */
+#define FIT_MAX 64 /* points of --fit-cheap-at */
 struct expfit {
-	const double *y;
+	const double *g, *y, *w; /* n points: gap (us), share, weight */
+	int n;
 	double share;
 };
 
@@ -612,23 +620,25 @@ static double expfit_sse(double log_mean_us, void *arg)
 	struct expfit *x = arg;
 	double mean = exp(log_mean_us), ye = 0, ee = 0, sse = 0;
 
-	for (int k = FIT_FROM; k < SWEEP_GAPS; k++) {
-		double e = exp(-sweep_gaps_us[k] / mean);
-		ye += x->y[k] * e;
-		ee += e * e;
+	for (int k = 0; k < x->n; k++) {
+		double e = exp(-x->g[k] / mean);
+		ye += x->w[k] * x->y[k] * e;
+		ee += x->w[k] * e * e;
 	}
 	x->share = ee > 0 ? fmin(1, fmax(0, ye / ee)) : 0;
-	for (int k = FIT_FROM; k < SWEEP_GAPS; k++) {
-		double d = x->share * exp(-sweep_gaps_us[k] / mean) - x->y[k];
-		sse += d * d;
+	for (int k = 0; k < x->n; k++) {
+		double d = x->share * exp(-x->g[k] / mean) - x->y[k];
+		sse += x->w[k] * d * d;
 	}
 	return sse;
 }
 
-/* Fit y (SWEEP_GAPS shares) -> *share, *mean_ns; -1 when it fails. */
-static int cheap_exp_fit(const double *y, double *share, double *mean_ns)
+/* Fit the n points (gap g[k] us, share y[k], weight w[k]) -> *share,
+ * *mean_ns; -1 when it fails. */
+static int cheap_exp_fit_at(const double *g, const double *y, const double *w, int n, double *share,
+			    double *mean_ns)
 {
-	struct expfit x = {.y = y};
+	struct expfit x = {.g = g, .y = y, .w = w, .n = n};
 	gsl_function fn = {.function = expfit_sse, .params = &x};
 	double lo = log(0.1), hi = log(1000), m = 0, best = INFINITY;
 
@@ -661,6 +671,15 @@ static int cheap_exp_fit(const double *y, double *share, double *mean_ns)
 	return 0;
 }
 
+/* Fit y (SWEEP_GAPS shares at the sweep's gaps, the first FIT_FROM left
+ * out, equal weights) -> *share, *mean_ns; -1 when it fails. */
+static int cheap_exp_fit(const double *y, double *share, double *mean_ns)
+{
+	static const double ones[SWEEP_GAPS] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+	return cheap_exp_fit_at(sweep_gaps_us + FIT_FROM, y + FIT_FROM, ones, SWEEP_GAPS - FIT_FROM, share,
+				mean_ns);
+}
+
 static int usage(const char *msg);
 
 /* --fit-cheap: the fit of SWEEP_GAPS comma-separated percentages. */
@@ -686,6 +705,126 @@ static int fit_cheap_main(const char *arg)
 	if (n != SWEEP_GAPS || *p)
 		return usage("--fit-cheap takes 15 comma-separated percentages (0 to 100)");
 	if (cheap_exp_fit(y, &share, &mean_ns))
+		return 1;
+	printf("share %.3f mean %.0f ns\n", share, mean_ns);
+	return 0;
+}
+
+/*
+ * The normal law (host.idle_poll_dist = normal): P(no IPI | gap g) = share *
+ * P(W > g), W normal with mean m and s.d. sd (cut at 0).  For given (m,
+ * sd) the best share is linear as above; (m, log sd) are searched with
+ * GSL's Nelder-Mead simplex (gsl_multimin_fminimizer_nmsimplex2) from the
+ * gap where the share has fallen to half its largest value.
+ */
+static double normfit_sse(const gsl_vector *v, void *arg)
+{
+	struct expfit *x = arg;
+	double m = gsl_vector_get(v, 0), sd = exp(gsl_vector_get(v, 1)), ye = 0, ee = 0, sse = 0;
+
+	for (int k = 0; k < x->n; k++) {
+		double e = gsl_cdf_ugaussian_Q((x->g[k] - m) / sd);
+		ye += x->w[k] * x->y[k] * e;
+		ee += x->w[k] * e * e;
+	}
+	x->share = ee > 0 ? fmin(1, fmax(0, ye / ee)) : 0;
+	for (int k = 0; k < x->n; k++) {
+		double d = x->share * gsl_cdf_ugaussian_Q((x->g[k] - m) / sd) - x->y[k];
+		sse += x->w[k] * d * d;
+	}
+	return sse;
+}
+
+static int cheap_normal_fit_at(const double *g, const double *y, const double *w, int n, double *share,
+			       double *mean_ns, double *sd_ns)
+{
+	struct expfit x = {.g = g, .y = y, .w = w, .n = n};
+	gsl_multimin_function fn = {.f = normfit_sse, .n = 2, .params = &x};
+	gsl_vector *v = gsl_vector_alloc(2), *step = gsl_vector_alloc(2);
+	gsl_multimin_fminimizer *mz = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, 2);
+	double top = 0, half = g[n - 1];
+	int rc = -1;
+
+	if (!v || !step || !mz)
+		goto out;
+	for (int k = 0; k < n; k++)
+		top = fmax(top, y[k]);
+	for (int k = n - 1; k >= 0; k--)
+		if (y[k] >= top / 2) {
+			half = g[k];
+			break;
+		}
+	gsl_vector_set(v, 0, half);
+	gsl_vector_set(v, 1, log(fmax(half / 4, 0.1)));
+	gsl_vector_set(step, 0, fmax(half / 4, 0.5));
+	gsl_vector_set(step, 1, 0.5);
+	gsl_set_error_handler_off();
+	if (gsl_multimin_fminimizer_set(mz, &fn, v, step) != GSL_SUCCESS)
+		goto out;
+	for (int it = 0; it < 2000; it++) {
+		if (gsl_multimin_fminimizer_iterate(mz) != GSL_SUCCESS)
+			break;
+		if (gsl_multimin_test_size(gsl_multimin_fminimizer_size(mz), 1e-6) == GSL_SUCCESS)
+			break;
+	}
+	normfit_sse(mz->x, &x);
+	*share = x.share;
+	*mean_ns = gsl_vector_get(mz->x, 0) * 1000;
+	*sd_ns = exp(gsl_vector_get(mz->x, 1)) * 1000;
+	rc = 0;
+out:
+	gsl_multimin_fminimizer_free(mz);
+	gsl_vector_free(step);
+	gsl_vector_free(v);
+	return rc;
+}
+
+/* --fit-cheap-at G:P[:N],...: the fit of points at any gaps (us), shares
+ * in per cent, each weighted by N (default 1). */
+static int fit_cheap_at_main(const char *arg, int normal)
+{
+	double g[FIT_MAX], y[FIT_MAX], w[FIT_MAX], share, mean_ns;
+	const char *p = arg;
+	int n = 0;
+	static const char bad[] = "--fit-cheap-at and --fit-cheap-normal take GAP_US:PERCENT[:WEIGHT],... (2 to 64 points)";
+
+	for (;;) {
+		char *end;
+		if (n == FIT_MAX)
+			return usage(bad);
+		errno = 0;
+		g[n] = strtod(p, &end);
+		if (end == p || errno || *end != ':' || !(g[n] >= 0 && g[n] < 1e6))
+			return usage(bad);
+		p = end + 1;
+		y[n] = strtod(p, &end);
+		if (end == p || errno || !(y[n] >= 0 && y[n] <= 100))
+			return usage(bad);
+		y[n] /= 100;
+		w[n] = 1;
+		if (*end == ':') {
+			p = end + 1;
+			w[n] = strtod(p, &end);
+			if (end == p || errno || !(w[n] > 0 && w[n] < 1e12))
+				return usage(bad);
+		}
+		n++;
+		if (*end == '\0')
+			break;
+		if (*end != ',')
+			return usage(bad);
+		p = end + 1;
+	}
+	if (n < 2)
+		return usage(bad);
+	if (normal) {
+		double sd_ns;
+		if (cheap_normal_fit_at(g, y, w, n, &share, &mean_ns, &sd_ns))
+			return 1;
+		printf("share %.3f mean %.0f ns sd %.0f ns\n", share, mean_ns, sd_ns);
+		return 0;
+	}
+	if (cheap_exp_fit_at(g, y, w, n, &share, &mean_ns))
 		return 1;
 	printf("share %.3f mean %.0f ns\n", share, mean_ns);
 	return 0;
@@ -765,6 +904,7 @@ int main(int argc, char **argv)
 	static const struct option lopts[] = {
 		{"cpus", required_argument, NULL, 'c'}, {"quick", no_argument, NULL, 'q'},
 		{"sweep", no_argument, NULL, 's'}, {"fit-cheap", required_argument, NULL, 'F'},
+		{"fit-cheap-at", required_argument, NULL, 'A'}, {"fit-cheap-normal", required_argument, NULL, 'N'},
 		{"output", required_argument, NULL, 'o'}, {"cfg", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -792,6 +932,8 @@ int main(int argc, char **argv)
 		case 'q': pc.quick = 1; pc.rounds = 3; pc.scale = 1.0 / 20; break;
 		case 's': sweep = 1; break;
 		case 'F': return fit_cheap_main(optarg);
+		case 'A': return fit_cheap_at_main(optarg, 0);
+		case 'N': return fit_cheap_at_main(optarg, 1);
 		case 'o': out = optarg; break;
 		case 'C': cfg = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;

@@ -125,7 +125,8 @@ static const char *const domains_names[] = {[DOMAINS_HOST] = "host", [DOMAINS_LL
 static const char *const sendfile_names[] = {[SENDFILE_LINUX] = "linux", [SENDFILE_FREEBSD_OLD] = "freebsd-old",
 					    [SENDFILE_FREEBSD_NEW] = "freebsd-new", NULL};
 static const char *const idle_names[] = {[IDLE_HALT] = "halt", [IDLE_MWAIT] = "mwait", NULL};
-static const char *const poll_dist_names[] = {[POLL_FIXED] = "fixed", [POLL_EXP] = "exp", NULL};
+static const char *const poll_dist_names[] = {[POLL_FIXED] = "fixed", [POLL_EXP] = "exp", [POLL_NORMAL] = "normal",
+						 NULL};
 static const char *const steering_names[] = {[STEER_RSS] = "rss", [STEER_RPS] = "rps", [STEER_RFS] = "rfs",
 					    [STEER_ARFS] = "arfs", NULL};
 static const char *const loop_names[] = {[LOOP_NETPERF] = "netperf", [LOOP_IPERF3] = "iperf3",
@@ -187,10 +188,13 @@ static const struct row rows[] = {
 	{HKEY("idle_poll"), .type = T_TIME, HC(idle_poll_ns), .min = 0, .max = SEC, .def = "0", .unit = "us",
 	 .help = "an idle CPU polls this long before it halts: a wakeup meanwhile needs no IPI (sched_wake_idle_without_ipi)"},
 	{HKEY("idle_poll_dist"), .type = T_ENUM, HC(idle_poll_dist), .names = poll_dist_names, .def = "fixed", .unit = "",
-	 .help = "the poll's length at each idle entry: fixed (idle_poll every time) or exp (none at a share "
-		 "1 - idle_poll_share of the entries, else exponential with mean idle_poll: the idle loop's way into HLT)"},
+	 .help = "the poll's length at each idle entry: fixed (idle_poll every time), exp or normal (none at a share "
+		 "1 - idle_poll_share of the entries, else exponential with mean idle_poll, or normal with mean idle_poll "
+		 "and s.d. idle_poll_sd: the idle loop's way into HLT)"},
 	{HKEY("idle_poll_share"), .type = T_DOUBLE, HC(idle_poll_share), .min = 0, .max = 1, .def = "1", .unit = "",
-	 .help = "idle_poll_dist = exp: the share of idle entries that poll at all"},
+	 .help = "idle_poll_dist = exp or normal: the share of idle entries that poll at all"},
+	{HKEY("idle_poll_sd"), .type = T_TIME, HC(idle_poll_sd_ns), .min = 0, .max = SEC, .def = "0", .unit = "us",
+	 .help = "idle_poll_dist = normal: the standard deviation of the poll's length"},
 	{HKEY("idle_exit"), .type = T_TIME, HC(idle_exit_ns), .min = 0, .max = SEC, .def = "0", .unit = "us",
 	 .help = "exit latency of a halted CPU: from the IPI to the first instruction it runs (a VM: the vCPU rescheduled)"},
 	{HKEY("idle"), .type = T_ENUM, HC(idle), .names = idle_names, .def = "halt", .unit = "",

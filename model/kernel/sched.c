@@ -3,6 +3,7 @@
  */
 #include "sched.h"
 
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <string.h>
 
@@ -338,7 +339,10 @@ static struct cpu *select_cpu(struct cpu *waker, struct task *t, bool sync)
  * the governor and tick_nohz_idle_stop_tick's timer reprogramming, takes
  * a different time at each entry; some entries halt at once.  The chance
  * that a wakeup g after the CPU went idle finds it polling is then
- * idle_poll_share * exp(-g / idle_poll).  The window is drawn once per
+ * idle_poll_share * exp(-g / idle_poll) (exp), or idle_poll_share times
+ * the chance that a normal window of mean idle_poll and s.d. idle_poll_sd
+ * lasts past g (normal: a window of a near-constant length, as the
+ * reader's CPU under iperf3 shows, tools/wakeups-live --gaps).  The window is drawn once per
  * entry from a Weyl sequence, u_k = frac(1/2 + k / phi) (an evenly spread
  * quasi-random sequence: no random stream is used, so the cost jitter's
  * draws stay as they were, and the share of cheap wakeups follows the
@@ -354,6 +358,10 @@ sim_ns sched_idle_window(struct cpu *c)
 	u -= (double)(uint64_t)u;
 	if (u >= share || u <= 0)
 		return 0;
+	if (hc->idle_poll_dist == POLL_NORMAL) {
+		double w = (double)hc->idle_poll_ns + (double)hc->idle_poll_sd_ns * gsl_cdf_ugaussian_Pinv(u / share);
+		return w > 0 ? (sim_ns)llround(w) : 0;
+	}
 	return (sim_ns)llround(-(double)hc->idle_poll_ns * log(u / share));
 }
 

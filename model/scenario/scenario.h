@@ -45,7 +45,7 @@ enum rx_steering { STEER_RSS, STEER_RPS, STEER_RFS, STEER_ARFS };
 /* how an idle CPU waits (host.idle): HLT, woken by an interrupt, or MWAIT
  * armed on its thread flags, woken by the write of TIF_NEED_RESCHED */
 enum idle_wait { IDLE_HALT, IDLE_MWAIT };
-enum idle_poll_dist { POLL_FIXED, POLL_EXP };
+enum idle_poll_dist { POLL_FIXED, POLL_EXP, POLL_NORMAL };
 
 #define SCENARIO_MAX_CPUS 256
 #define SCENARIO_NAME_MAX 64
@@ -67,11 +67,14 @@ struct host_cfg {
 	 * VM the vCPU must be scheduled again) */
 	sim_ns idle_poll_ns;
 	sim_ns idle_exit_ns;
-	/* POLL_EXP: the poll lasts a different time at each idle entry, none
-	 * at a share 1 - idle_poll_share of them and else exponentially
-	 * distributed with mean idle_poll_ns (sched.c: sched_idle_window) */
+	/* POLL_EXP, POLL_NORMAL: the poll lasts a different time at each idle
+	 * entry, none at a share 1 - idle_poll_share of them and else
+	 * exponentially distributed with mean idle_poll_ns, or normally with
+	 * mean idle_poll_ns and standard deviation idle_poll_sd_ns (cut at 0)
+	 * (sched.c: sched_idle_window) */
 	enum idle_poll_dist idle_poll_dist;
 	double idle_poll_share;
+	sim_ns idle_poll_sd_ns;
 	/* IDLE_MWAIT: past idle_poll_ns the CPU waits in MWAIT, still polling
 	 * in the scheduler's sense (mwait_idle_with_hints sets
 	 * TIF_POLLING_NRFLAG), so a wakeup needs no IPI at any time; it still

@@ -16,7 +16,8 @@
 # The primitive costs are not fitted: the machine profile
 # (scenarios/live/MACHINE.cfg) includes what tools/bin/primcost measured at
 # the start of the same session (MACHINE.primcost.cfg: the timer interrupt,
-# the IPI, the syscall, the idle CPU's polling window and exit latency).
+# the IPI, the syscall, the idle CPU's exit latency; its polling law traced on the
+# reader by tools/wakeups-live --gaps).
 # What is fitted is what only the whole stack shows: the copy per byte, the
 # work per call, per frame and per ACK on each path, GSO's per-segment cost,
 # the scheduler's wakeup and switch.
