@@ -861,7 +861,8 @@ static int write_cfg(const struct primcost *pc, const double *med, const char *p
 	if (pc->have_cheap && cheap_exp_pooled(pc, &share, &mean_ns) == 0)
 		fprintf(f, "[host]\n; a wakeup g after the idle CPU went idle still finds it polling (no IPI) with the chance\n"
 			   "; share * exp(-g / mean): least squares to the share of cheap wakeups after a busy loop\n"
-			   "; per gap, pooled over the rounds\n"
+			   "; per gap from 1 us, pooled over the rounds (a pipe ping-pong: tools/wakeups-live --gaps\n"
+			   "; traces the law on a live reader, primcost --fit-cheap-normal fits that)\n"
 			   "idle_poll_dist = exp\n"
 			   "idle_poll_share = %.3f\n"
 			   "idle_poll = %.0fns\n",

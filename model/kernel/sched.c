@@ -333,20 +333,20 @@ static struct cpu *select_cpu(struct cpu *waker, struct task *t, bool sync)
 /* An idle CPU polls TIF_NEED_RESCHED for a while after it went idle (the
  * idle loop and cpuidle's poll state, before it halts): a wakeup then needs
  * no IPI (set_nr_if_polling, sched_wake_idle_without_ipi).  That while is
- * host.idle_poll at every entry (idle_poll_dist = fixed), or it varies
- * (exp): do_idle polls from its first instruction until call_cpuidle
- * clears the flag (current_clr_polling_and_test), and what lies between,
- * the governor and tick_nohz_idle_stop_tick's timer reprogramming, takes
- * a different time at each entry; some entries halt at once.  The chance
- * that a wakeup g after the CPU went idle finds it polling is then
- * idle_poll_share * exp(-g / idle_poll) (exp), or idle_poll_share times
- * the chance that a normal window of mean idle_poll and s.d. idle_poll_sd
- * lasts past g (normal: a window of a near-constant length, as the
- * reader's CPU under iperf3 shows, tools/wakeups-live --gaps).  The window is drawn once per
- * entry from a Weyl sequence, u_k = frac(1/2 + k / phi) (an evenly spread
- * quasi-random sequence: no random stream is used, so the cost jitter's
- * draws stay as they were, and the share of cheap wakeups follows the
- * parameters smoothly, as calibration's differences want). */
+ * host.idle_poll at every entry (idle_poll_dist = fixed), or it varies:
+ * do_idle polls from its first instruction until call_cpuidle clears the
+ * flag (current_clr_polling_and_test), and what lies between, the governor
+ * and tick_nohz_idle_stop_tick's timer reprogramming, takes a different
+ * time at each entry; some entries halt at once.  A wakeup g after the CPU
+ * went idle then finds it polling with the chance idle_poll_share times
+ * exp(-g / idle_poll) (exp), or times the chance that a normal window of
+ * mean idle_poll and s.d. idle_poll_sd lasts past g (normal: a window of
+ * nearly one length, as the reader's CPU under iperf3 shows,
+ * tools/wakeups-live --gaps).  The window is drawn once per entry from a
+ * Weyl sequence, u_k = frac(1/2 + k / phi) (an evenly spread quasi-random
+ * sequence: no random stream is used, so the cost jitter's draws stay as
+ * they were, and the share of cheap wakeups follows the parameters
+ * smoothly, as calibration's differences want). */
 sim_ns sched_idle_window(struct cpu *c)
 {
 	const struct host_cfg *hc = c->host->cfg;

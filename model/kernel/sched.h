@@ -78,7 +78,7 @@ void sched_tick(struct sim *sim, struct cpu *c);
 /* An IPI arrived on c. */
 void sched_ipi(struct sim *sim, struct cpu *c, int irq_kind);
 /* How long c, entering idle now, polls before it halts (host.idle_poll,
- * idle_poll_dist, idle_poll_share). */
+ * idle_poll_dist, idle_poll_share, idle_poll_sd). */
 sim_ns sched_idle_window(struct cpu *c);
 
 #endif
