@@ -258,25 +258,37 @@ static void test_highorder_allocation_wakes_kswapd(void **state)
 	release(f);
 }
 
+/* A 2-CPU host whose idle CPUs poll by the given law (NULL: the default
+ * of that key); nothing runs. */
+static struct fixture *build_idle(const char *dist, const char *poll, const char *sd, const char *share)
+{
+	struct fixture *f = test_calloc(1, sizeof(*f));
+	config_defaults(&f->sc);
+	set(&f->sc, "host.cpus", "2");
+	set(&f->sc, "host.idle_poll", poll);
+	if (dist)
+		set(&f->sc, "host.idle_poll_dist", dist);
+	if (sd)
+		set(&f->sc, "host.idle_poll_sd", sd);
+	if (share)
+		set(&f->sc, "host.idle_poll_share", share);
+	if (sim_init(&f->sim, &f->sc, &f->err))
+		fail_msg("sim_init: %s", f->err.msg);
+	return f;
+}
+
 /* The window of idle_poll_dist = exp over many idle entries: none at a
  * share 1 - idle_poll_share, and past any g at share * exp(-g / mean);
  * fixed is idle_poll every time. */
 static void test_idle_window_law(void **state)
 {
-	struct fixture *f = test_calloc(1, sizeof(*f));
+	struct fixture *f = build_idle("exp", "8us", NULL, "0.4");
 	enum { N = 20000 };
 	const double mean = 8000, share = 0.4;
 	int zero = 0, past[3] = {0};
 	const double g[3] = {2000, 8000, 24000};
 	double sum = 0;
 	(void)state;
-	config_defaults(&f->sc);
-	set(&f->sc, "host.cpus", "2");
-	set(&f->sc, "host.idle_poll", "8us");
-	set(&f->sc, "host.idle_poll_dist", "exp");
-	set(&f->sc, "host.idle_poll_share", "0.4");
-	if (sim_init(&f->sim, &f->sc, &f->err))
-		fail_msg("sim_init: %s", f->err.msg);
 	for (int i = 0; i < N; i++) {
 		sim_ns w = sched_idle_window(cpu(f, 1));
 		assert_true(w >= 0);
@@ -292,15 +304,7 @@ static void test_idle_window_law(void **state)
 	release(f);
 
 	/* normal: the window of those that poll has the given mean and s.d. */
-	f = test_calloc(1, sizeof(*f));
-	config_defaults(&f->sc);
-	set(&f->sc, "host.cpus", "2");
-	set(&f->sc, "host.idle_poll", "9us");
-	set(&f->sc, "host.idle_poll_sd", "2us");
-	set(&f->sc, "host.idle_poll_dist", "normal");
-	set(&f->sc, "host.idle_poll_share", "0.85");
-	if (sim_init(&f->sim, &f->sc, &f->err))
-		fail_msg("sim_init: %s", f->err.msg);
+	f = build_idle("normal", "9us", "2us", "0.85");
 	{
 		double s1 = 0, s2 = 0;
 		int npoll = 0, past9 = 0, past13 = 0;
@@ -323,11 +327,7 @@ static void test_idle_window_law(void **state)
 	}
 	release(f);
 
-	f = test_calloc(1, sizeof(*f));
-	config_defaults(&f->sc);
-	set(&f->sc, "host.idle_poll", "3us"); /* idle_poll_dist = fixed, the default */
-	if (sim_init(&f->sim, &f->sc, &f->err))
-		fail_msg("sim_init: %s", f->err.msg);
+	f = build_idle(NULL, "3us", NULL, NULL); /* idle_poll_dist = fixed, the default */
 	for (int i = 0; i < 100; i++)
 		assert_true(sched_idle_window(cpu(f, 0)) == 3000);
 	release(f);

@@ -581,13 +581,7 @@ static int write_out(const struct primcost *pc, const double *med, const double 
 	return 0;
 }
 
-/*
- * The figures as a tcpsim profile fragment (-c OUT.cfg), for a machine
- * profile to include: the primitives a fit must not move.  ipi_send is
- * what a cross-CPU wakeup of a halted CPU costs the waker beyond a
- * same-CPU one (the IPI's VM exit); timer_irq and syscall as measured; the
- * idle CPU's polling window and exit latency in ns.
- */
+/* The median over the rounds of the expected no-IPI window (measure_cheap). */
 static double cheap_window_median(const struct primcost *pc)
 {
 	double win[MAX_ROUNDS];
@@ -609,28 +603,39 @@ static double cheap_window_median(const struct primcost *pc)
  */
 #define FIT_FROM 1 /* the first gap fitted: 1 us */
 #define FIT_MAX 64 /* points of --fit-cheap-at */
+_Static_assert(FIT_MAX >= SWEEP_GAPS, "a sweep's gaps fit in FIT_MAX points");
 struct expfit {
 	const double *g, *y, *w; /* n points: gap (us), share, weight */
 	int n;
 	double share;
 };
 
-static double expfit_sse(double log_mean_us, void *arg)
+/* Given the law's P(window > g[k]) in e[k], the best share (weighted least
+ * squares, linear in it) into x->share; returns the weighted sum of squares. */
+static double share_sse(struct expfit *x, const double *e)
 {
-	struct expfit *x = arg;
-	double mean = exp(log_mean_us), ye = 0, ee = 0, sse = 0;
+	double ye = 0, ee = 0, sse = 0;
 
 	for (int k = 0; k < x->n; k++) {
-		double e = exp(-x->g[k] / mean);
-		ye += x->w[k] * x->y[k] * e;
-		ee += x->w[k] * e * e;
+		ye += x->w[k] * x->y[k] * e[k];
+		ee += x->w[k] * e[k] * e[k];
 	}
 	x->share = ee > 0 ? fmin(1, fmax(0, ye / ee)) : 0;
 	for (int k = 0; k < x->n; k++) {
-		double d = x->share * exp(-x->g[k] / mean) - x->y[k];
+		double d = x->share * e[k] - x->y[k];
 		sse += x->w[k] * d * d;
 	}
 	return sse;
+}
+
+static double expfit_sse(double log_mean_us, void *arg)
+{
+	struct expfit *x = arg;
+	double mean = exp(log_mean_us), e[FIT_MAX];
+
+	for (int k = 0; k < x->n; k++)
+		e[k] = exp(-x->g[k] / mean);
+	return share_sse(x, e);
 }
 
 /* Fit the n points (gap g[k] us, share y[k], weight w[k]) -> *share,
@@ -720,19 +725,11 @@ static int fit_cheap_main(const char *arg)
 static double normfit_sse(const gsl_vector *v, void *arg)
 {
 	struct expfit *x = arg;
-	double m = gsl_vector_get(v, 0), sd = exp(gsl_vector_get(v, 1)), ye = 0, ee = 0, sse = 0;
+	double m = gsl_vector_get(v, 0), sd = exp(gsl_vector_get(v, 1)), e[FIT_MAX];
 
-	for (int k = 0; k < x->n; k++) {
-		double e = gsl_cdf_ugaussian_Q((x->g[k] - m) / sd);
-		ye += x->w[k] * x->y[k] * e;
-		ee += x->w[k] * e * e;
-	}
-	x->share = ee > 0 ? fmin(1, fmax(0, ye / ee)) : 0;
-	for (int k = 0; k < x->n; k++) {
-		double d = x->share * gsl_cdf_ugaussian_Q((x->g[k] - m) / sd) - x->y[k];
-		sse += x->w[k] * d * d;
-	}
-	return sse;
+	for (int k = 0; k < x->n; k++)
+		e[k] = gsl_cdf_ugaussian_Q((x->g[k] - m) / sd);
+	return share_sse(x, e);
 }
 
 static int cheap_normal_fit_at(const double *g, const double *y, const double *w, int n, double *share,
@@ -843,6 +840,14 @@ static int cheap_exp_pooled(const struct primcost *pc, double *share, double *me
 	return cheap_exp_fit(y, share, mean_ns);
 }
 
+/*
+ * The figures as a tcpsim profile fragment (-c OUT.cfg), for a machine
+ * profile to include: the primitives a fit must not move.  ipi_send is
+ * what a cross-CPU wakeup of a halted CPU costs the waker beyond a
+ * same-CPU one (the IPI's VM exit); timer_irq and syscall as measured; the
+ * idle CPU's polling (with --sweep, the law fitted to the cheap shares) and
+ * exit latency in ns.
+ */
 static int write_cfg(const struct primcost *pc, const double *med, const char *path, const char *note)
 {
 	char *buf = NULL;
