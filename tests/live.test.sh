@@ -409,6 +409,45 @@ v=$(sed -n 's/^#   fit points: //p' "$T/gaps.out")
 expect_eq "$?:$(cat "$T/err")" "0:" "primcost --fit-cheap-at the parsed points"
 expect_fail "wakeups-live --parse-gaps without a pid" 2 "needs --server-pid" bash $WL --parse-gaps "$T/gaps.trace"
 expect_fail "primcost --fit-cheap-at one point" 2 "take GAP_US:PERCENT" "$BIN/primcost" --fit-cheap-at 1:50
+# --parse-profile: perf script samples (comm [cpu], then the call chain, leaf
+# first); per CPU the share of samples with each function on the stack, a
+# function counted once per sample however often it appears in the chain
+cat >"$T/perf.txt" <<'PERF'
+iperf3 [000]
+	ffffffff81000001 ip_rcv
+	ffffffff81000002 net_rx_action
+	ffffffff81000003 __tcp_transmit_skb
+	ffffffff81000004 ksys_write
+
+iperf3 [000]
+	ffffffff81000005 _copy_from_iter
+	ffffffff81000004 ksys_write
+
+iperf3 [001]
+	ffffffff81000006 tcp_add_backlog
+	ffffffff81000007 tcp_v4_rcv
+	ffffffff81000002 net_rx_action
+	ffffffff81000003 __tcp_transmit_skb
+	ffffffff81000002 net_rx_action
+	ffffffff81000003 __tcp_transmit_skb
+	ffffffff81000008 ksys_read
+
+iperf3 [001]
+	ffffffff81000009 do_select
+	ffffffff8100000a __x64_sys_pselect6
+
+iperf3 [003]
+	ffffffff81000008 ksys_read
+PERF
+bash $WL --parse-profile "$T/perf.txt" >"$T/prof.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "wakeups-live --parse-profile"
+expect_eq "$(awk '$2 == "samples" || $2 == "ksys_write" || $2 == "net_rx_action" || $2 == "ksys_read" || $2 == "__x64_sys_pselect6" { print $2, $3, $4 }' "$T/prof.out" | tr '\n' ';')" \
+	"samples 2 2;__x64_sys_pselect6 0.0 50.0;ksys_read 0.0 50.0;ksys_write 100.0 0.0;net_rx_action 50.0 50.0;" "wakeups-live --parse-profile: the shares per CPU"
+bash $WL --parse-profile "$T/perf.txt" --send-cpu 3 --recv-cpu 1 >"$T/prof.out" 2>"$T/err"
+expect_eq "$(awk '$2 == "samples" || $2 == "ksys_read" { print $2, $3, $4 }' "$T/prof.out" | tr '\n' ';')" \
+	"samples 1 2;ksys_read 100.0 50.0;" "wakeups-live --parse-profile --send-cpu 3"
+expect_fail "wakeups-live --parse-profile of a file without those CPUs" 1 "no samples on CPU 5" bash $WL --parse-profile "$T/perf.txt" --send-cpu 5 --recv-cpu 6
+expect_fail "wakeups-live --gaps --profile" 2 "one at a time" bash $WL --gaps --profile
 if [ "$(id -u)" = 0 ]; then
 	expect_fail "wakeups-live without iperf3" 2 "iperf3 is not installed" env PATH="$T/noiperf" bash $WL
 fi

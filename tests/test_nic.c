@@ -401,7 +401,10 @@ static void test_queues_reach_the_wire_one_queue_does_not(void **state)
 
 	modern_base(&sc, "1");
 	run(&sc, &one);
-	expect_below(one.v[METRIC_THROUGHPUT_TOTAL_MBPS], 0.97 * wire, "1 queue: goodput below the wire");
+	/* the interrupt CPU binds it just below the wire (1-3% below on 6.8
+	 * costs; how far depends on the per-frame and per-ACK costs) */
+	expect_below(one.v[METRIC_THROUGHPUT_TOTAL_MBPS], 0.995 * many.v[METRIC_THROUGHPUT_TOTAL_MBPS],
+		     "1 queue: goodput below 8 queues'");
 	/* bound by the receiver's CPU that takes queue 0's interrupt (irq_cpu 0) */
 	assert_int_equal(one.bottleneck, BOTTLENECK_CPU);
 	assert_int_equal(one.bottleneck_host, 1);

@@ -644,6 +644,17 @@ static int pushed_story(const char *kernel, int *mss)
 	int acks;
 
 	story_begin_k(&st, "1500", kernel);
+	/* a first full segment: 6.6+ measures scaling_ratio from it and moves
+	 * the clamp, and 4.19+ grows the window under it at once (an ACK) */
+	tcp_send_append(&st.sim, st.c, st.tc, 1448, false);
+	tcp_push(&st.sim, st.c, st.tc, true);
+	tcp_rcv(&st.sim, st.c, last(&st));
+	assert_int_equal(tcp_recv_copy(&st.sim, st.c, st.tc, 1 << 20), 1448);
+	tcp_recv_done(&st.sim, st.c, st.tc, 1448);
+	run_until(&st, st.sim.now + st.sc.delack_max_ns + NS_PER_MS);
+	for (int i = 1; i < st.cap.n; i++)
+		tcp_rcv(&st.sim, st.c, st.cap.skb[i]); /* its ACKs */
+	st.cap.n = 0;
 	st.tc->rcv_ssthresh = st.tc->window_clamp; /* unread data shrinks the window: no ACK on receipt */
 	st.tc->rcv_wnd = (uint32_t)st.tc->window_clamp;
 	tcp_send_append(&st.sim, st.c, st.tc, 1448, false);
@@ -679,6 +690,44 @@ static int pushed_story(const char *kernel, int *mss)
 	*mss = st.tc->rcv_mss;
 	story_end(&st);
 	return acks;
+}
+
+/* tcp_grow_window's slow path (__tcp_grow_window): a frame whose truesize,
+ * as window, exceeds its payload still grows rcv_ssthresh (by twice its
+ * payload here) while rcv_ssthresh is small against tcp_rmem[2], and each
+ * growth asks for an ACK at once (icsk_ack.quick |= 1).  The model applies
+ * it from 4.19, with the rest of that era's tcp_grow_window; before, such a
+ * frame grows nothing.  Returns rcv_ssthresh's growth; *acks the ACKs the
+ * frame's receipt sent. */
+static int64_t grow_story(const char *kernel, int *acks)
+{
+	struct story st;
+	struct skb *frame;
+	int64_t before, grown;
+
+	story_begin_k(&st, "16436", kernel);
+	st.tc->rcv_ssthresh = 128 * 1024; /* below the window last advertised: no ACK on receipt for that */
+	before = st.tc->rcv_ssthresh;
+	tcp_send_append(&st.sim, st.c, st.tc, 3 * 16384, false);
+	frame = last(&st);
+	frame->truesize = 4 * frame->len; /* a quarter of it payload */
+	tcp_rcv(&st.sim, st.c, frame);
+	grown = st.tc->rcv_ssthresh - before;
+	*acks = st.cap.n - 1;
+	story_end(&st);
+	return grown;
+}
+
+static void test_costly_frame_grows_window_since_4_19(void **state)
+{
+	int acks;
+	(void)state;
+	assert_int_equal(grow_story("4.18", &acks), 0);
+	assert_int_equal(acks, 0);
+	assert_int_equal(grow_story("4.19", &acks), 2 * 3 * 16384);
+	assert_int_equal(acks, 1);
+	assert_int_equal(grow_story("6.1", &acks), 2 * 3 * 16384);
+	assert_int_equal(acks, 1);
 }
 
 static void test_read_emptying_queue_acks_short_segment_since_4_0(void **state)
@@ -744,6 +793,7 @@ int main(void)
 		cmocka_unit_test(test_owner_holds_the_socket_through_its_last_step),
 		cmocka_unit_test(test_iperf3_reader_selects_then_reads),
 		cmocka_unit_test(test_read_emptying_queue_acks_short_segment_since_4_0),
+		cmocka_unit_test(test_costly_frame_grows_window_since_4_19),
 	};
 	return cmocka_run_group_tests_name("tcp stories", tests, NULL, NULL);
 }

@@ -212,8 +212,16 @@ void cpu_softirq_inline(struct sim *sim, struct cpu *c)
 	if (ctx != CTX_PROCESS || c->bh_off)
 		return;
 	c->step_ctx = CTX_SOFTIRQ; /* charged as softirq time, within this step */
-	while (softirq_pending(c))
+	/* from 4.14 (the owner holds its socket through its step): only the
+	 * first packet within the sender's step; the rest, each a step of its
+	 * own right after it, so a reader on another CPU sees the segments of
+	 * a GSO frame arrive one after another, not all at one instant */
+	while (softirq_pending(c)) {
+		bool pkt = c->in_netrx && c->netrx_budget > 0 && c->backlog.len && !c->netrx_pending;
 		softirq_step(sim, c);
+		if (pkt && host_kernel_at_least(c->host, 4, 14))
+			break;
+	}
 	c->step_ctx = ctx;
 }
 

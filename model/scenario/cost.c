@@ -19,7 +19,7 @@ const struct cost_desc cost_table[COST_N] = {
 	[COST_PAGE_FREE]     = {"page_free", 200, 1e7, "per 4 KB page returned to the page allocator"},
 	[COST_TX_FRAME]      = {"tx_frame", 4000, 1e7, "tcp_transmit_skb to dev_queue_xmit, per frame"},
 	[COST_TX_SEG]        = {"tx_seg", 1200, 1e7, "per segment cut in software (GSO without TSO)"},
-	[COST_RX_FRAME]      = {"rx_frame", 2000, 1e7, "netif_receive_skb to tcp_v4_rcv's socket lookup, per frame, in the softirq"},
+	[COST_RX_FRAME]      = {"rx_frame", 2000, 1e7, "netif_receive_skb to tcp_v4_rcv's socket lookup, per frame (and from 4.0 per pure ACK), in the softirq"},
 	[COST_RX_TCP]        = {"rx_tcp", 2500, 1e7,
 				"tcp_v4_do_rcv of one data frame (tcp_rcv_established, queueing, the ACK decision), paid by the reader that owns the socket (prequeue, backlog) or by the softirq when none does"},
 	[COST_RX_SEG]        = {"rx_seg", 800, 1e7, "per wire frame taken off the NIC RX ring"},
