@@ -448,6 +448,8 @@ expect_eq "$(awk '$2 == "samples" || $2 == "ksys_read" { print $2, $3, $4 }' "$T
 	"samples 1 2;ksys_read 100.0 50.0;" "wakeups-live --parse-profile --send-cpu 3"
 expect_fail "wakeups-live --parse-profile of a file without those CPUs" 1 "no samples on CPU 5" bash $WL --parse-profile "$T/perf.txt" --send-cpu 5 --recv-cpu 6
 expect_fail "wakeups-live --gaps --profile" 2 "one at a time" bash $WL --gaps --profile
+expect_fail "wakeups-live --offload with a bad value" 2 "not tso=, gso= or gro= with on or off" bash $WL --offload tso=maybe
+expect_fail "wakeups-live --offload with an unknown feature" 2 "not tso=, gso= or gro= with on or off" bash $WL --offload lro=off
 if [ "$(id -u)" = 0 ]; then
 	expect_fail "wakeups-live without iperf3" 2 "iperf3 is not installed" env PATH="$T/noiperf" bash $WL
 fi
