@@ -168,8 +168,7 @@ static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
 												: tcp_grow_window_slow(tc, skb);
 			if (incr > 0) {
 				tc->rcv_ssthresh += min64(room, max64(incr, 2 * (int64_t)skb->len));
-				if (tc->quick < 1)
-					tc->quick = 1; /* icsk_ack.quick |= 1: the grown window goes at once */
+				tc->quick |= 1; /* icsk_ack.quick |= 1: the grown window goes at once */
 			}
 		}
 	} else if (tc->rcv_ssthresh < tc->window_clamp &&
