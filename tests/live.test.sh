@@ -19,11 +19,12 @@ TCPSIM=${1:+$1/tcpsim}
 [ -n "$TCPSIM" ] && [ -x "$TCPSIM" ] || TCPSIM=$ROOT/tcpsim
 D=tests/data/live
 T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT INT TERM
+WM=live-test-$$ # --write-scenarios' machine below, whose files go with the test's
+trap 'rm -rf "$T"; rm -f scenarios/live/$WM.cfg scenarios/live/$WM-lo.cfg scenarios/live/$WM-veth.cfg scenarios/live/$WM.primcost.cfg' EXIT INT TERM
 pass=0
 fail=0
 
-for b in procstat live-row live-agg primcost; do
+for b in procstat live-row live-agg primcost cpuspeed; do
 	[ -x "$BIN/$b" ] || { echo "live.test: $BIN/$b not built (run make)" >&2; exit 1; }
 done
 
@@ -127,6 +128,29 @@ expect_num "$T/one.csv" point p9 pace_kicks_per_s 98.66261321536851 1e-5
 expect_eq "$(field "$T/one.csv" point p9 pacing)/$(field "$T/one.csv" point p9 cc_sender_ss)/$(field "$T/one.csv" point p9 run_note)" "paced/cubic/a note" "pacing, ss cc, note"
 expect_fail "live-row CPU the snapshots lack" 2 "2 CPUs, no CPU 5" $ROW -o "$T/one.csv" --point p8 --send-cpu 5
 expect_fail "live-row bad --pacing" 2 "--pacing takes unpaced or paced" $ROW -o "$T/one.csv" --point p8 --pacing maybe
+# the host-speed canary: recorded as given, and above --slow-max (40 by default) the run is disturbed
+$ROW -o "$T/slow.csv" --point s1 --other-max 50 --host-slow 12.5 >"$T/out" 2>&1
+expect_eq "$?" 0 "live-row host 12.5% slow: ok"
+expect_eq "$(field "$T/slow.csv" point s1 host_slow_pct)" 12.5 "host_slow_pct recorded"
+grep -q 'host_slow=12.5 ' "$T/out" && ok || bad "live-row's line lacks host_slow=12.5: $(cat "$T/out")"
+$ROW -o "$T/slow.csv" --point s2 --other-max 50 --host-slow 55 >"$T/out" 2>&1
+expect_eq "$?" 3 "live-row host 55% slow: disturbed"
+expect_eq "$(field "$T/slow.csv" point s2 status)" disturbed "s2 status"
+$ROW -o "$T/slow.csv" --point s3 --other-max 50 --host-slow 55 --slow-max 60 >"$T/out" 2>&1
+expect_eq "$?" 0 "live-row host 55% slow with --slow-max 60: ok"
+expect_eq "$(field "$T/slow.csv" point s1 host_slow_pct)/$(field "$R" point p2 host_slow_pct)" "12.5/" "no canary: empty"
+expect_fail "live-row bad --host-slow" 2 "--host-slow takes a percentage" $ROW -o "$T/one.csv" --point p8 --host-slow fast
+expect_fail "live-row bad --slow-max" 2 "--slow-max takes a percentage" $ROW -o "$T/one.csv" --point p8 --slow-max -3
+
+# --- cpuspeed: the canary ---------------------------------------------------
+"$BIN/cpuspeed" --cpus 0 --ms 1 --rounds 3 >"$T/cs.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "cpuspeed --cpus 0"
+if awk 'NR == 1 && $1 == "cpu" && $2 == 0 && $3 > 0.05 && $3 < 100 && $4 >= 1 { ok = 1 } END { exit !(ok && NR == 1) }' "$T/cs.out"; then ok
+else bad "cpuspeed: want 'cpu 0 NS RATIO' (NS a plausible ns per step, RATIO >= 1), got: $(cat "$T/cs.out")"; fi
+expect_fail "cpuspeed CPU out of range" 2 "--cpus takes online CPU numbers" "$BIN/cpuspeed" --cpus 0,9999
+expect_fail "cpuspeed bad --ms" 2 "--ms takes whole milliseconds" "$BIN/cpuspeed" --ms 0
+expect_fail "cpuspeed bad --rounds" 2 "--rounds takes 1 to 64" "$BIN/cpuspeed" --rounds 65
+expect_fail "cpuspeed stray argument" 2 "unexpected argument" "$BIN/cpuspeed" extra
 
 # --- live-row: refusals ----------------------------------------------------
 cp "$R" "$T/keep.csv"
@@ -327,6 +351,20 @@ grep -q '^# --trace: one traced run per point, 1 s traced; output: validation/li
 expect_eq "$(grep -vc '^#' "$T/plan")" 2 "trace points"
 expect_fail "measure-live trace window longer than the run" 2 "--trace-window 3: must be above 0 and at most --duration - 1" \
 	$ML --dry-run --trace --trace-window 3 --topology lo --vary link.mtu=1500
+expect_fail "measure-live bad --slow-max" 2 "--slow-max: 'much' is not a percentage" $ML --dry-run --slow-max much
+# --write-scenarios for a machine never measured: the profile includes its
+# primitive costs, a placeholder until a measurement writes them (it writes
+# into the checkout's scenarios/live: a name of its own, removed after)
+$ML --write-scenarios --machine "$WM" >"$T/out" 2>&1
+expect_eq "$?" 0 "measure-live --write-scenarios"
+grep -qx "include = $WM.primcost.cfg" "scenarios/live/$WM.cfg" && ok || bad "the profile does not include $WM.primcost.cfg"
+expect_eq "$(head -1 "scenarios/live/$WM.primcost.cfg")" "; $WM: primitive costs not measured yet" "the placeholder"
+if "$TCPSIM" "scenarios/live/$WM-lo.cfg" -s run.duration=0.1s -s run.warmup=0 --format csv >"$T/sim" 2>"$T/err"; then ok
+else bad "tcpsim on the new machine's loopback scenario: $(cat "$T/err")"; fi
+echo "; measured" >"scenarios/live/$WM.primcost.cfg"
+$ML --write-scenarios --machine "$WM" >"$T/out" 2>&1
+expect_eq "$(cat "scenarios/live/$WM.primcost.cfg")" "; measured" "--write-scenarios keeps a measured fragment"
+rm -f "scenarios/live/$WM.cfg" "scenarios/live/$WM-lo.cfg" "scenarios/live/$WM-veth.cfg" "scenarios/live/$WM.primcost.cfg"
 expect_fail "measure-live unknown key" 2 "cannot set 'tcp.sndbuf' on a live machine" $ML --dry-run --topology lo --vary tcp.sndbuf=64K,1M
 expect_fail "measure-live --vary first" 2 "give --topology first" $ML --dry-run --vary link.mtu=1500
 expect_fail "measure-live bad mtu" 2 "link.mtu: '99999' is not an MTU" $ML --dry-run --topology lo --vary link.mtu=1500,99999

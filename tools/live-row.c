@@ -53,7 +53,12 @@
  * time (a virtual machine's CPUs taken by the hypervisor) exceeds
  * --steal-max, is written with status "disturbed" and exit status 3, so the
  * caller redoes it.  Kernel time in softirqs that ran while a CPU was idle
- * counts as "other" too: the thresholds must allow for that.
+ * counts as "other" too: the thresholds must allow for that.  A virtual
+ * machine's host can also slow a vCPU without the guest's steal counter
+ * showing it (tools/cpuspeed.c has the episode of 2026-12-01): the caller
+ * times a fixed loop on the run's CPUs before and after it and passes the
+ * worst slowdown against the session's baseline as --host-slow (column
+ * host_slow_pct, the last); above --slow-max the run is disturbed too.
  *
  * The file is rewritten whole (model/base/outfile.h: temporary file and rename,
  * or straight into a device or FIFO), with the header checked (libcsv); exit status: 0 row written (ok), 3 row written
@@ -95,7 +100,8 @@ enum rep_col {
 	RC_SEND_CPU, RC_RECV_CPU, RC_PACING, RC_CC_SS, RC_RUN_NOTE, RC_PACE_KICKS, RC_WRITES,
 	RC_PERCPU,                                   /* PERCPU_N pairs: sender's, receiver's */
 	RC_TCPEXT = RC_PERCPU + 2 * 7,               /* PROCSTAT_TCPEXT_N columns */
-	RC_N = RC_TCPEXT + PROCSTAT_TCPEXT_N
+	RC_HOST_SLOW = RC_TCPEXT + PROCSTAT_TCPEXT_N, /* the canary (--host-slow) */
+	RC_N
 };
 
 /* The per-CPU figures, in column order; busy comes from /proc/stat, the rest
@@ -125,6 +131,7 @@ static const char *const rep_col_name[RC_N] = {
 	"tcpext_TCPRcvCoalesce_per_s", "tcpext_DelayedACKs_per_s", "tcpext_TCPAutoCorking_per_s",
 	"tcpext_TCPOFOQueue_per_s", "tcpext_TCPWantZeroWindowAdv_per_s",
 	"tcpext_TCPToZeroWindowAdv_per_s",
+	"host_slow_pct",
 };
 
 static const char usage_text[] =
@@ -133,14 +140,17 @@ static const char usage_text[] =
 	"       [--overrides 'sec.key=v;...'] [--rep N] [--attempt N] [--quiet-busy PCT]\n"
 	"       [--cc NAME] [--other-max PCT] [--steal-max PCT] [--send-cpu N] [--recv-cpu N]\n"
 	"       [--pacing unpaced|paced] [--pace-kicks COUNT] [--cc-ss NAME] [--run-note TEXT]\n"
+	"       [--host-slow PCT] [--slow-max PCT]\n"
 	"  Appends one repetition row.  --before/--after: snapshots (procstat snap) taken in\n"
 	"  the sender's namespace; --rx-*: --net-only snapshots of the receiver's namespace\n"
 	"  when it is another one (veth); --dev: the sender's device, whose transmitted\n"
 	"  packets become dev_packets_per_s.  --cc: the congestion control asked for; a run\n"
 	"  that used another is refused.  --send-cpu/--recv-cpu (0, 1): the CPUs the two\n"
 	"  were pinned to, whose figures become the snd_cpu_*/rcv_cpu_* columns.\n"
-	"  --pace-kicks: pacing-timer (tcp_pace_kick) expiries over the run.  Exit 3 = disturbed (row\n"
-	"  written, redo it).\n";
+	"  --pace-kicks: pacing-timer (tcp_pace_kick) expiries over the run.  --host-slow: how much\n"
+	"  slower than the session's baseline tools/bin/cpuspeed found the CPUs around the run, at\n"
+	"  worst (column host_slow_pct); above --slow-max (40) the run is disturbed.  Exit 3 =\n"
+	"  disturbed (row written, redo it).\n";
 
 struct opts {
 	const char *out, *json, *before, *after, *rx_before, *rx_after, *dev;
@@ -149,6 +159,7 @@ struct opts {
 	long rep, attempt, send_cpu, recv_cpu;
 	double pace_kicks;
 	double quiet_busy, other_max, steal_max;
+	double host_slow, slow_max;
 };
 
 struct iperf3_result {
@@ -413,7 +424,8 @@ static int make_row(const struct opts *o, struct tcpsim_err *err, int *disturbed
 	double other_s = d.busy_s - iperf3_cpu_s - (isnan(d.ksoftirqd_s) ? 0 : d.ksoftirqd_s);
 	double other_pct = d.cpu_s > 0 ? 100.0 * other_s / d.cpu_s : 0;
 	double steal_pct = d.cpu_s > 0 ? 100.0 * d.steal_s / d.cpu_s : 0;
-	*disturbed = other_pct > o->other_max || steal_pct > o->steal_max;
+	*disturbed = other_pct > o->other_max || steal_pct > o->steal_max ||
+		     (!isnan(o->host_slow) && o->host_slow > o->slow_max);
 
 	double total_mbps = ip.recv_bps / 1e6, bytes_s = ip.recv_bps / 8;
 	double sd = bytes_s > 0 ? d.util_pct / 100 * d.ncpus * 1e6 / (bytes_s / 1024) : NAN;
@@ -482,6 +494,7 @@ static int make_row(const struct opts *o, struct tcpsim_err *err, int *disturbed
 	for (int i = 0; i < PROCSTAT_TCPEXT_N; i++)
 		fmt_num(cell[RC_TCPEXT + i], procstat_tcpext_per_s(&na, &nb, two_ns ? &ra : NULL,
 								   two_ns ? &rb : NULL, i, d.secs));
+	fmt_num(cell[RC_HOST_SLOW], o->host_slow);
 	if (acks < 0 || frames <= 0) {
 		rc = err_set(err, TCPSIM_EUSAGE,
 			     "%s: the namespace counters do not add up (ACKs %.0f, frames %.0f): were "
@@ -491,8 +504,9 @@ static int make_row(const struct opts *o, struct tcpsim_err *err, int *disturbed
 	}
 	rc = append_row(o->out, cell, err);
 	if (!rc)
-		printf("%s other_cpu=%.1f%% steal=%.1f%% throughput=%.0f Mbit/s util=%.1f%%\n",
-		       *disturbed ? "disturbed" : "ok", other_pct, steal_pct, total_mbps, d.util_pct);
+		printf("%s other_cpu=%.1f%% steal=%.1f%% host_slow=%s throughput=%.0f Mbit/s util=%.1f%%\n",
+		       *disturbed ? "disturbed" : "ok", other_pct, steal_pct, cell[RC_HOST_SLOW][0] ?
+		       cell[RC_HOST_SLOW] : "-", total_mbps, d.util_pct);
 out:
 	free(a);
 	free(b);
@@ -524,10 +538,11 @@ int main(int argc, char **argv)
 		{"send-cpu", required_argument, NULL, 'C'}, {"recv-cpu", required_argument, NULL, 'R'},
 		{"pacing", required_argument, NULL, 'P'}, {"pace-kicks", required_argument, NULL, 'K'},
 		{"cc-ss", required_argument, NULL, 'X'}, {"run-note", required_argument, NULL, 'N'},
+		{"host-slow", required_argument, NULL, 'H'}, {"slow-max", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	struct opts o = {.rep = 1, .attempt = 1, .quiet_busy = NAN, .other_max = 5, .steal_max = 2,
-			 .send_cpu = 0, .recv_cpu = 1, .pace_kicks = NAN};
+			 .send_cpu = 0, .recv_cpu = 1, .pace_kicks = NAN, .host_slow = NAN, .slow_max = 40};
 	for (int i = 0; i < PROCSTAT_TCPEXT_N; i++) {
 		char want[96];
 		snprintf(want, sizeof(want), "tcpext_%s_per_s", procstat_tcpext_names[i]);
@@ -581,6 +596,17 @@ int main(int argc, char **argv)
 			if (!parse_num(optarg, &x) || x > 100)
 				return usage("--quiet-busy, --other-max and --steal-max take a percentage");
 			*(c == 'q' ? &o.quiet_busy : c == 'O' ? &o.other_max : &o.steal_max) = x;
+			break;
+		case 'H':
+			/* a CPU may also run faster than the baseline: negative is fine */
+			if (*optarg && (!parse_finite(optarg, &x) || x < -100))
+				return usage("--host-slow takes a percentage (or '' when not measured)");
+			o.host_slow = *optarg ? x : NAN;
+			break;
+		case 'M':
+			if (!parse_num(optarg, &x))
+				return usage("--slow-max takes a percentage");
+			o.slow_max = x;
 			break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default:
