@@ -26,6 +26,8 @@ struct calib_cli {
 	const char *train_where;     /* validate: KEY=V1,V2 */
 	const char *format;          /* validate: table | csv */
 	const char *targets;         /* validate: --targets FILE.csv */
+	const char **reps;           /* validate: --reps FILE.csv (repeatable): the single runs */
+	int n_reps;
 	const char *title;           /* validate: --title TEXT, first line of the table */
 	double miss_pct;             /* validate: flag rows with |error| above this */
 	double step;

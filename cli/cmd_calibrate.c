@@ -69,6 +69,7 @@ int calibcli_parse(int argc, char **argv, struct calib_cli *o)
 	int only_files = 0;
 
 	o->files = xcalloc((size_t)argc + 1, sizeof(char *));
+	o->reps = xcalloc((size_t)argc + 1, sizeof(char *));
 	o->step = CALIB_DEFAULT_STEP;
 	o->max_iter = CALIB_DEFAULT_MAX_ITER;
 	o->starts = 1;
@@ -138,6 +139,12 @@ int calibcli_parse(int argc, char **argv, struct calib_cli *o)
 			o->max_iter = (int)d;
 			continue;
 		}
+		if (is_validate && (r = cli_option_value(argc, argv, &i, NULL, "--reps", &val)) != 0) {
+			if (r < 0)
+				return usage_error(o->cmd, "option '%s' needs an argument", a);
+			o->reps[o->n_reps++] = val;
+			continue;
+		}
 		if (is_validate && (r = cli_option_value(argc, argv, &i, NULL, "--miss", &val)) != 0) {
 			if (r < 0 || parse_num(o->cmd, "--miss", val, 0, 1e9, &o->miss_pct))
 				return r < 0 ? usage_error(o->cmd, "option '%s' needs an argument", a) : 2;
@@ -171,6 +178,8 @@ void calibcli_release(struct calib_cli *o)
 {
 	free(o->files);
 	o->files = NULL;
+	free(o->reps);
+	o->reps = NULL;
 }
 
 void calibcli_print_err(const struct tcpsim_err *err)

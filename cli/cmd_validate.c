@@ -12,6 +12,14 @@
  * else over all rows, and says which.  Output is formatted in memory and
  * written once (stdout, or -o OUT through outfile.h, checked before any
  * prediction).
+ *
+ * With --reps, each prediction is also set against the single runs behind
+ * its recorded point (model/study/reps.h: measure-live's MACHINE.reps.csv):
+ * the runs' range beside the row, the error to the nearest run (0 inside
+ * the range), and per metric how many predictions fall inside their runs
+ * and the median error to the nearest one.  A point whose runs settle in
+ * two steady states has a median between them that no run had; the range
+ * and the nearest run say whether the prediction is one of the states.
  */
 #include <errno.h>
 #include <math.h>
@@ -26,6 +34,7 @@
 
 #include "calibcli.h"
 #include "cli.h"
+#include "reps.h"
 #include "targets.h"
 #include "util.h"
 
@@ -35,7 +44,7 @@ static void validate_usage(FILE *f)
 	      "                       [--holdout none|loo] [--train-where KEY=V1,V2,...]\n"
 	      "                       [--weight METRIC=W,...] [--targets T.csv] [--miss PCT]\n"
 	      "                       [--format table|csv] [--title TEXT] [-o OUT] [-j N] [--keep-jitter]\n"
-	      "                       [--starts N] [--step F] [--max-iter N]\n"
+	      "                       [--starts N] [--step F] [--max-iter N] [--reps REPS.csv]...\n"
 	      "  Predicts each recorded run and prints, per run and measured metric: measured,\n"
 	      "  predicted, error % and whether the run was held out of the fit that predicted it;\n"
 	      "  then median and max |error| per metric.\n"
@@ -46,7 +55,12 @@ static void validate_usage(FILE *f)
 	      "  --train-where K=V,. fit on the runs whose key K has one of the values; predict the others\n"
 	      "  --targets T.csv     checks to print as met / MISSED (see model/study/targets.h)\n"
 	      "  --miss PCT          flag rows with |error| above PCT (default 25)\n"
-	      "  --format csv        id,metric,measured,predicted,error_pct,held_out\n"
+	      "  --reps REPS.csv     the single runs behind the points (measure-live's MACHINE.reps.csv:\n"
+	      "                      'point', 'status' and metric columns; only status ok is used):\n"
+	      "                      each row gets its runs' range and the error to the nearest run\n"
+	      "                      (0 inside the range); the summary how many fall inside\n"
+	      "  --format csv        id,metric,measured,predicted,error_pct,held_out (with --reps also\n"
+	      "                      runs_n,runs_min,runs_max,nearest_run_error_pct)\n"
 	      "  A run's scenario path is looked for beside its CSV and above it, in the current\n"
 	      "  directory, then in the installed data directory.  On a terminal, stderr counts\n"
 	      "  the runs simulated.\n", f);
@@ -56,9 +70,12 @@ struct row {
 	int run, metric;
 	double measured, predicted, err_pct;
 	bool held_out;
+	const struct rep_values *rv; /* the point's single runs, NULL without --reps */
+	double near_pct;             /* error to the nearest run, 0 inside their range */
 };
 
-static int collect_rows(const struct run_set *rs, const struct calib_validation *v, struct row **out)
+static int collect_rows(const struct run_set *rs, const struct calib_validation *v, const struct rep_set *reps,
+			struct row **out)
 {
 	int n = 0;
 	struct row *r = xcalloc((size_t)rs->n * METRIC_N + 1, sizeof(*r));
@@ -70,7 +87,8 @@ static int collect_rows(const struct run_set *rs, const struct calib_validation 
 			r[n++] = (struct row){
 				.run = i, .metric = m, .measured = meas, .predicted = v->pred[i].v[m],
 				.err_pct = meas == 0 && v->pred[i].v[m] == 0 ? 0 : calib_error_pct(meas, v->pred[i].v[m]),
-				.held_out = v->held_out[i]};
+				.held_out = v->held_out[i], .rv = reps_of(reps, i, m)};
+			r[n - 1].near_pct = reps_nearest_error_pct(r[n - 1].rv, r[n - 1].predicted);
 		}
 	*out = r;
 	return n;
@@ -91,11 +109,14 @@ static void csv_num(FILE *f, double v)
 	csv_cell(f, 0, b);
 }
 
-static void render_csv(FILE *f, const struct run_set *rs, const struct row *rows, int n)
+static void render_csv(FILE *f, const struct run_set *rs, const struct row *rows, int n, bool with_reps)
 {
 	static const char *const cols[] = {"id", "metric", "measured", "predicted", "error_pct", "held_out"};
+	static const char *const rcols[] = {"runs_n", "runs_min", "runs_max", "nearest_run_error_pct"};
 	for (size_t c = 0; c < ARRAY_SIZE(cols); c++)
 		csv_cell(f, c == 0, cols[c]);
+	for (size_t c = 0; with_reps && c < ARRAY_SIZE(rcols); c++)
+		csv_cell(f, 0, rcols[c]);
 	fputc('\n', f);
 	for (int k = 0; k < n; k++) {
 		csv_cell(f, 1, rs->runs[rows[k].run].id);
@@ -104,6 +125,13 @@ static void render_csv(FILE *f, const struct run_set *rs, const struct row *rows
 		csv_num(f, rows[k].predicted);
 		csv_num(f, rows[k].err_pct);
 		csv_cell(f, 0, rows[k].held_out ? "yes" : "no");
+		if (with_reps) {
+			const struct rep_values *rv = rows[k].rv;
+			csv_num(f, rv ? rv->n : 0);
+			csv_num(f, rv ? rv->v[0] : NAN);
+			csv_num(f, rv ? rv->v[rv->n - 1] : NAN);
+			csv_num(f, rows[k].near_pct);
+		}
 		fputc('\n', f);
 	}
 }
@@ -190,13 +218,16 @@ static bool within_spread(const struct run_set *rs, const struct row *r)
  * rows, training rows, or all of them: -1), with how many lie within
  * their measured spread. */
 static void print_summary_of(FILE *f, const struct run_set *rs, const struct row *rows, int n, int held,
-			     const char *what)
+			     const char *what, bool with_reps)
 {
-	double *e = xcalloc((size_t)n + 1, sizeof(double));
+	double *e = xcalloc((size_t)n + 1, sizeof(double)), *ne = xcalloc((size_t)n + 1, sizeof(double));
 	fprintf(f, "\nSummary over the %s rows: |error| per metric\n", what);
-	fprintf(f, "%-22s %4s %12s %12s %10s  %s\n", "metric", "n", "median|err|", "max|err|", "in spread", "worst run");
+	fprintf(f, "%-22s %4s %12s %12s %10s", "metric", "n", "median|err|", "max|err|", "in spread");
+	if (with_reps)
+		fprintf(f, " %9s %13s", "in runs", "med|to runs|");
+	fprintf(f, "  %s\n", "worst run");
 	for (int m = 0; m < METRIC_N; m++) {
-		int k = 0, worst = -1, in = 0, with_cv = 0;
+		int k = 0, worst = -1, in = 0, with_cv = 0, in_runs = 0, nk = 0;
 		double wv = -1;
 		for (int i = 0; i < n; i++) {
 			if (rows[i].metric != m || (held >= 0 && rows[i].held_out != (held == 1)))
@@ -205,6 +236,10 @@ static void print_summary_of(FILE *f, const struct run_set *rs, const struct row
 			e[k++] = a;
 			with_cv += isfinite(row_cv(rs, &rows[i]));
 			in += within_spread(rs, &rows[i]);
+			if (rows[i].rv) {
+				ne[nk++] = isfinite(rows[i].near_pct) ? fabs(rows[i].near_pct) : INFINITY;
+				in_runs += rows[i].near_pct == 0;
+			}
 			if (a > wv) {
 				wv = a;
 				worst = rows[i].run;
@@ -219,20 +254,30 @@ static void print_summary_of(FILE *f, const struct run_set *rs, const struct row
 			snprintf(sp, sizeof(sp), "%d/%d", in, with_cv);
 		else
 			snprintf(sp, sizeof(sp), "-");
-		fprintf(f, "%-22s %4d %11.1f%% %11.1f%% %10s  %s\n", metric_table[m].name, k, med, e[k - 1], sp,
-			worst >= 0 ? rs->runs[worst].id : "");
+		fprintf(f, "%-22s %4d %11.1f%% %11.1f%% %10s", metric_table[m].name, k, med, e[k - 1], sp);
+		if (with_reps && nk > 0) {
+			char ir[24];
+			qsort(ne, (size_t)nk, sizeof(double), cmp_dbl);
+			snprintf(ir, sizeof(ir), "%d/%d", in_runs, nk);
+			fprintf(f, " %9s %12.1f%%", ir, gsl_stats_median_from_sorted_data(ne, 1, (size_t)nk));
+		} else if (with_reps) {
+			fprintf(f, " %9s %13s", "-", "-");
+		}
+		fprintf(f, "  %s\n", worst >= 0 ? rs->runs[worst].id : "");
 	}
 	free(e);
+	free(ne);
 }
 
-static void print_summary(FILE *f, const struct run_set *rs, const struct row *rows, int n, bool any_held)
+static void print_summary(FILE *f, const struct run_set *rs, const struct row *rows, int n, bool any_held,
+			  bool with_reps)
 {
 	if (!any_held) {
-		print_summary_of(f, rs, rows, n, -1, "predicted (none held out)");
+		print_summary_of(f, rs, rows, n, -1, "predicted (none held out)", with_reps);
 		return;
 	}
-	print_summary_of(f, rs, rows, n, 1, "held-out");
-	print_summary_of(f, rs, rows, n, 0, "training (fitted, in-sample)");
+	print_summary_of(f, rs, rows, n, 1, "held-out", with_reps);
+	print_summary_of(f, rs, rows, n, 0, "training (fitted, in-sample)", with_reps);
 }
 
 /* Which role's CPU is the busier, measured and predicted, when the runs
@@ -273,8 +318,9 @@ static void print_wrapped(FILE *f, const char *text, int first, int indent)
 
 static void render_table(FILE *f, const struct calib_cli *o, const struct run_set *rs, const struct calib_setup *cs,
 			 const struct calib_validation *v, const struct row *rows, int n,
-			 const struct target_set *ts, const struct target_outcome *oc)
+			 const struct target_set *ts, const struct target_outcome *oc, const struct rep_set *reps)
 {
+	bool with_reps = o->n_reps > 0;
 	bool any_held = false;
 	int idw = 3, misses = 0;
 
@@ -296,13 +342,26 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 		fputc('\n', f);
 	}
 	fprintf(f, "Held out: %s\n", holdout_text(o, cs));
+	if (with_reps) {
+		fputs("Single runs:", f);
+		for (int i = 0; i < o->n_reps; i++)
+			fprintf(f, "%s %s", i ? "," : "", o->reps[i]);
+		fprintf(f, " (%d good runs of these points used, %d not ok skipped, %d of other points)\n",
+			reps->rows_used, reps->rows_skipped_status, reps->rows_other_points);
+	}
 	calibcli_print_method(f, cs);
 	print_fits(f, rs, cs, v);
 
 	fprintf(f, "\nPer run and metric (error = predicted / measured - 1; MISS: |error| > %g%% or no prediction)\n",
 		o->miss_pct);
-	fprintf(f, "%-*s  %-22s %14s %8s %14s %9s  %-8s\n", idw, "run", "metric", "measured", "spread", "predicted",
+	if (with_reps)
+		fputs("(runs: the point's good single runs, lowest..highest (how many); to runs: the error to the nearest\n"
+		      " of them, 'in' when the prediction lies inside their range)\n", f);
+	fprintf(f, "%-*s  %-22s %14s %8s %14s %9s  %-8s", idw, "run", "metric", "measured", "spread", "predicted",
 		"error%", "held-out");
+	if (with_reps)
+		fprintf(f, " %-28s %8s", "runs", "to runs");
+	fputc('\n', f);
 	for (int k = 0; k < n; k++) {
 		const struct row *r = &rows[k];
 		char es[24];
@@ -317,12 +376,27 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 			snprintf(sp, sizeof(sp), "+-%.0f%%", 100.0 * row_cv(rs, r));
 		else
 			snprintf(sp, sizeof(sp), "-");
-		fprintf(f, "%-*s  %-22s %14.6g %8s %14.6g %9s  %-8s%s\n", idw, rs->runs[r->run].id,
-			metric_table[r->metric].name, r->measured, sp, r->predicted, es, r->held_out ? "yes" : "no",
-			miss ? (within_spread(rs, r) ? " MISS (within 2 CV of the measured spread)" : " MISS") : "");
+		fprintf(f, "%-*s  %-22s %14.6g %8s %14.6g %9s  %-8s", idw, rs->runs[r->run].id,
+			metric_table[r->metric].name, r->measured, sp, r->predicted, es, r->held_out ? "yes" : "no");
+		if (with_reps) {
+			char rg[64] = "-", tr[24] = "-";
+			if (r->rv)
+				snprintf(rg, sizeof(rg), "%.6g..%.6g (%d)", r->rv->v[0], r->rv->v[r->rv->n - 1], r->rv->n);
+			if (r->rv && r->near_pct == 0)
+				snprintf(tr, sizeof(tr), "in");
+			else if (isfinite(r->near_pct))
+				snprintf(tr, sizeof(tr), "%+.1f%%", r->near_pct);
+			fprintf(f, " %-28s %8s", rg, tr);
+		}
+		if (miss)
+			fputs(r->rv && r->near_pct == 0 ? " MISS (inside the measured runs)"
+			      : within_spread(rs, r)	  ? " MISS (within 2 CV of the measured spread)"
+							  : " MISS",
+			      f);
+		fputc('\n', f);
 	}
 	fprintf(f, "%d of %d rows flagged MISS.\n", misses, n);
-	print_summary(f, rs, rows, n, any_held);
+	print_summary(f, rs, rows, n, any_held, with_reps);
 
 	fputs("\nPredicted bottleneck per run (and the busier CPU, measured against predicted, where recorded)\n", f);
 	{
@@ -400,6 +474,7 @@ int cmd_validate(int argc, char **argv)
 	struct target_outcome *oc = NULL;
 	struct tcpsim_err err = {0};
 	struct row *rows = NULL;
+	struct rep_set reps;
 	bool *train = NULL;
 	enum calib_holdout ho = CALIB_HOLDOUT_NONE;
 	char *buf = NULL;
@@ -408,6 +483,7 @@ int cmd_validate(int argc, char **argv)
 	int rc, n;
 
 	runs_init(&rs);
+	reps_init(&reps);
 	rc = calibcli_parse(argc, argv, &o);
 	if (rc || o.help) {
 		if (o.help)
@@ -420,6 +496,11 @@ int cmd_validate(int argc, char **argv)
 	if ((rc = calibcli_load(&o, &rs, &cr, &cs, &err)) != TCPSIM_OK)
 		goto fail;
 	cs.run_progress = cr.progress;
+	for (int i = 0; i < o.n_reps; i++)
+		if ((rc = reps_load(&reps, &rs, o.reps[i], &err)) != TCPSIM_OK) {
+			rc = rc == TCPSIM_EIO ? TCPSIM_EUSAGE : rc;
+			goto fail;
+		}
 	if (o.targets && (rc = targets_load(&ts, o.targets, &err)) != TCPSIM_OK) {
 		rc = rc == TCPSIM_EIO ? TCPSIM_EUSAGE : rc;
 		goto fail;
@@ -439,16 +520,16 @@ int cmd_validate(int argc, char **argv)
 		if ((rc = targets_eval(&ts, &rs, v.pred, v.held_out, oc, &err)) != TCPSIM_OK)
 			goto fail;
 	}
-	n = collect_rows(&rs, &v, &rows);
+	n = collect_rows(&rs, &v, &reps, &rows);
 	ms = cli_memstream(&buf, &len);
 	if (!ms) {
 		rc = 1;
 		goto done;
 	}
 	if (o.format && strcmp(o.format, "csv") == 0)
-		render_csv(ms, &rs, rows, n);
+		render_csv(ms, &rs, rows, n, o.n_reps > 0);
 	else
-		render_table(ms, &o, &rs, &cs, &v, rows, n, &ts, oc);
+		render_table(ms, &o, &rs, &cs, &v, rows, n, &ts, oc, &reps);
 	if (fclose(ms) != 0) {
 		fprintf(stderr, "tcpsim: cannot format the report\n");
 		rc = 1;
@@ -465,6 +546,7 @@ done:
 	free(train);
 	free(oc);
 	targets_free(&ts);
+	reps_free(&reps);
 	calib_validation_free(&v);
 	calib_runs_free(&cr);
 	runs_free(&rs);

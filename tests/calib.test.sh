@@ -168,6 +168,53 @@ else
 	bad "validate miss" "exit $?: $(cat "$TMP/err")"
 fi
 
+# --reps: the prediction against the single runs behind each point.  s1's
+# runs bracket its value (in); s2's good runs are 2x and 4x its value (the
+# nearest is 2x: about -50%), its disturbed run at the value itself must be
+# ignored; a run of a point the set lacks is counted, not used.
+t1=$(awk -F, '$1 == "s1" { print $5 }' "$TMP/syn.csv")
+t2=$(awk -F, '$1 == "s2" { print $5 }' "$TMP/syn.csv")
+awk -v a="$t1" -v b="$t2" 'BEGIN {
+	print "\"point\",\"rep\",\"status\",\"throughput_mbps\",\"cpu_send_pct\""
+	printf "\"s1\",1,\"ok\",%.6g,\n\"s1\",2,\"ok\",%.6g,50\n", a * 0.9, a * 1.1
+	printf "\"s2\",1,\"ok\",%.6g,\n\"s2\",2,\"ok\",%.6g,\n\"s2\",3,\"disturbed\",%.6g,\n", b * 2, b * 4, b
+	print "\"zz\",1,\"ok\",1,"
+}' >"$TMP/reps.csv"
+if "$TCPSIM" validate "$TMP/syn.csv" --profile "$TMP/fit.cfg" --reps "$TMP/reps.csv" >"$TMP/r.txt" 2>"$TMP/err"; then
+	grep -q "^s1 .*throughput_mbps .*(2) *in$" "$TMP/r.txt" && ok "--reps: s1 inside its runs" \
+		|| bad "--reps in" "$(grep '^s1 .*throughput_mbps ' "$TMP/r.txt")"
+	near=$(awk '$1 == "s2" && $2 == "throughput_mbps" { print $NF }' "$TMP/r.txt")
+	case $near in -49.*%|-50.*%) ok "--reps: s2 $near to its nearest good run (the disturbed one ignored)" ;;
+	*) bad "--reps nearest" "'$near': $(grep '^s2 .*throughput_mbps ' "$TMP/r.txt")" ;; esac
+	grep -q "4 good runs of these points used, 1 not ok skipped, 1 of other points" "$TMP/r.txt" \
+		&& ok "--reps: runs used, skipped and of other points counted" || bad "--reps counts" "$(grep '^Single runs' "$TMP/r.txt")"
+	grep -q "^throughput_mbps .* 1/2 " "$TMP/r.txt" && ok "--reps summary: 1 of 2 inside the runs" \
+		|| bad "--reps summary" "$(grep '^throughput_mbps ' "$TMP/r.txt")"
+else
+	bad "validate --reps" "exit $?: $(cat "$TMP/err")"
+fi
+if "$TCPSIM" validate "$TMP/syn.csv" --profile "$TMP/fit.cfg" --reps "$TMP/reps.csv" --format csv >"$TMP/r.csv" 2>"$TMP/err"; then
+	[ "$(head -1 "$TMP/r.csv")" = '"id","metric","measured","predicted","error_pct","held_out","runs_n","runs_min","runs_max","nearest_run_error_pct"' ] \
+		&& ok "validate --reps csv header" || bad "validate --reps csv header" "$(head -1 "$TMP/r.csv")"
+	grep -q '^"s1","cpu_send_pct",.*,"1","50","50",' "$TMP/r.csv" && ok "validate --reps csv: s1's one cpu_send_pct run" \
+		|| bad "validate --reps csv row" "$(grep '"s1","cpu_send_pct"' "$TMP/r.csv")"
+	# the CSV reads back as single runs of its own (id and metric columns)
+	awk -F, 'NR == 1 { print "\"id\",\"status\",\"throughput_mbps\""; next }
+		$2 == "\"throughput_mbps\"" { print $1 ",\"ok\"," $4 }' "$TMP/r.csv" >"$TMP/back.csv"
+	"$TCPSIM" validate "$TMP/syn.csv" --profile "$TMP/fit.cfg" --reps "$TMP/back.csv" >"$TMP/b.txt" 2>"$TMP/err" &&
+		grep -q "^throughput_mbps .* 4/4 " "$TMP/b.txt" && ok "validate's own predictions, read back as runs, are inside them" \
+		|| bad "validate --reps read back" "$(grep '^throughput_mbps ' "$TMP/b.txt") $(cat "$TMP/err")"
+else
+	bad "validate --reps --format csv" "exit $?: $(cat "$TMP/err")"
+fi
+printf '"point","status","throughput_mbps"\n"s1","ok",12\n"s1","ok",fast\n' >"$TMP/badreps.csv"
+bad_input "--reps: a value that is no number" "badreps.csv:3" "throughput_mbps" "fast" -- validate "$TMP/syn.csv" --profile "$TMP/fit.cfg" --reps "$TMP/badreps.csv"
+printf '"run","status","throughput_mbps"\n"s1","ok",12\n' >"$TMP/noid.csv"
+bad_input "--reps: no point column" "noid.csv:1" "point" -- validate "$TMP/syn.csv" --reps "$TMP/noid.csv"
+printf '"point","status","throughput_mbps"\n"q","ok",12\n' >"$TMP/other.csv"
+bad_input "--reps: no run of these points" "other.csv" "no good run" -- validate "$TMP/syn.csv" --reps "$TMP/other.csv"
+bad_input "--reps: missing file" "nope-reps.csv" -- validate "$TMP/syn.csv" --reps "$TMP/nope-reps.csv"
+
 # who sends the ACKs, measured (NET_RX runs on the reader's CPU per ACK) beside
 # the predicted share the reader sends: one live row, the committed profile
 head -2 validation/live/amd-epyc-2cpu.csv >"$TMP/live1.csv"

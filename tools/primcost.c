@@ -44,7 +44,8 @@
  * a same-CPU and a halted-CPU wakeup (the wakeup found B polling: no IPI),
  * B idling from rest and from a 20 us busy loop, as a reader's CPU does
  * under load.  A KVM
- * guest whose cpuidle-haltpoll has guest_halt_poll_ns = 0 never polls: the
+ * guest whose cpuidle-haltpoll has guest_halt_poll_ns = 0, or that has no
+ * cpuidle driver at all (current_driver "none"), never polls: the
  * table says so, and --cfg writes idle_poll = 0 -- with --sweep, the law
  * fitted to the cheap wakeups' shares after a busy loop instead: P(cheap |
  * gap g) = share * exp(-g / mean), least squares over the gaps, the shares
@@ -150,7 +151,8 @@ struct primcost {
 	double cheap_rest[MAX_ROUNDS][SWEEP_GAPS], cheap_busy[MAX_ROUNDS][SWEEP_GAPS];
 	double cheap_window[MAX_ROUNDS]; /* the expected no-IPI window: the share integrated over the gaps */
 	int have_cheap;
-	int haltpoll_off; /* cpuidle-haltpoll's guest_halt_poll_ns is 0: no polling */
+	int haltpoll_off; /* cpuidle-haltpoll's guest_halt_poll_ns is 0, or no cpuidle driver: no polling */
+	int no_driver;    /* cpuidle driver "none": the idle loop halts (default_idle_call) */
 	double scale;   /* durations and counts: 1, or 1/20 with --quick */
 };
 
@@ -873,10 +875,13 @@ static int write_cfg(const struct primcost *pc, const double *med, const char *p
 			   "idle_poll = %.0fns\n",
 			share, mean_ns);
 	else if (pc->haltpoll_off)
-		fprintf(f, "[host]\n; cpuidle-haltpoll's guest_halt_poll_ns is 0: an idle CPU halts at once and every\n"
+		fprintf(f, "[host]\n; %s: an idle CPU halts at once and every\n"
 			   "; wakeup of it is an IPI (the sweep's estimate of a polling window, %.0f ns, is noise;\n"
-			   "; --sweep measures the idle loop's own way into HLT)\n"
+			   "; --sweep, or tools/wakeups-live --gaps on a live reader, measures the idle loop's own\n"
+			   "; way into HLT)\n"
 			   "idle_poll = 0ns\n",
+			pc->no_driver ? "no cpuidle driver (none): guest_halt_poll_ns is never used, the idle loop halts"
+				      : "cpuidle-haltpoll's guest_halt_poll_ns is 0",
 			med[P_IDLE_POLL]);
 	else
 		fprintf(f, "[host]\n; the reader's CPU polls this long after it went idle (upper estimate), then halts\n"
@@ -983,7 +988,10 @@ int main(int argc, char **argv)
 	}
 	/* a KVM guest's cpuidle-haltpoll polls only up to guest_halt_poll_ns
 	 * (0: it never polls, and only the idle loop's way into HLT takes a
-	 * wakeup without an IPI) */
+	 * wakeup without an IPI); with no cpuidle driver at all the parameter
+	 * is never read: do_idle goes to default_idle_call, HLT */
+	pc.no_driver = strcmp(cpuidle, "none") == 0;
+	pc.haltpoll_off = pc.no_driver;
 	char haltpoll[64] = "";
 	f = fopen("/sys/module/haltpoll/parameters/guest_halt_poll_ns", "r");
 	if (f) {
@@ -991,7 +999,7 @@ int main(int argc, char **argv)
 		if (fgets(v, sizeof(v), f)) {
 			v[strcspn(v, "\n")] = '\0';
 			snprintf(haltpoll, sizeof(haltpoll), " (guest_halt_poll_ns %s)", v);
-			pc.haltpoll_off = strcmp(v, "0") == 0;
+			pc.haltpoll_off |= strcmp(v, "0") == 0;
 		}
 		fclose(f);
 	}

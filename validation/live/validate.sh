@@ -33,6 +33,12 @@ cd "$(dirname "$0")/../.."
 M=${1:-amd-epyc-2cpu}
 CSV=validation/live/$M.csv
 PACED=validation/live/$M-paced.csv
+# each prediction beside the point's single runs too (tools/measure-live's
+# MACHINE.reps.csv): their range, and the error to the nearest run
+REPS=""
+[ -f "validation/live/$M.reps.csv" ] && REPS="--reps validation/live/$M.reps.csv"
+PREPS=""
+[ -f "validation/live/$M-paced.reps.csv" ] && PREPS="--reps validation/live/$M-paced.reps.csv"
 [ -f "$CSV" ] || { echo "validate.sh: no $CSV (run make live)" >&2; exit 2; }
 [ -x ./tcpsim ] || { echo "validate.sh: build tcpsim first (make)" >&2; exit 2; }
 T=$(mktemp -d)
@@ -92,7 +98,8 @@ mv "validation/live/$M.costfit.txt.tmp" "validation/live/$M.costfit.txt"
 "$F" "$CSV" --scenario "scenarios/live/$M-veth.cfg" -o "$T/veth.csv"
 "$F" "$T/lo.csv" --where link.mtu=1500,65536 -o "$T/train.csv"
 
-./tcpsim validate "$T/lo.csv" --profile "$T/run.cfg" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" \
+# shellcheck disable=SC2086
+./tcpsim validate "$T/lo.csv" $REPS --profile "$T/run.cfg" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" \
 	--train-where link.mtu=1500,65536 \
 	--title "$M loopback: fitted on MTU 1500 and 65536, the rest predicted" \
 	-o "validation/live/$M.validate-lo.txt"
@@ -100,12 +107,14 @@ mv "validation/live/$M.costfit.txt.tmp" "validation/live/$M.costfit.txt"
 	-o "validation/live/$M.fitted.cfg"
 # the fitted costs and the run settings, one profile
 { cat "$T/run.cfg"; echo; cat "validation/live/$M.fitted.cfg"; } >"$T/pred.cfg"
-./tcpsim validate "$T/veth.csv" --profile "$T/pred.cfg" \
+# shellcheck disable=SC2086
+./tcpsim validate "$T/veth.csv" $REPS --profile "$T/pred.cfg" \
 	--title "$M veth: predicted with the loopback fit" \
 	-o "validation/live/$M.validate-veth.txt"
 out="validation/live/$M.costfit.txt, $M.validate-lo.txt, $M.fitted.cfg, $M.validate-veth.txt"
 if [ -f "$PACED" ]; then
-	./tcpsim validate "$PACED" --profile "$T/pred.cfg" \
+	# shellcheck disable=SC2086
+	./tcpsim validate "$PACED" $PREPS --profile "$T/pred.cfg" \
 		--title "$M paced (bbr-initialised cubic, tcp.pacing=on): predicted with the loopback fit" \
 		-o "validation/live/$M.validate-paced.txt"
 	out="$out, $M.validate-paced.txt"
