@@ -139,7 +139,8 @@ struct sim {
 	struct tcp_conn *conns;
 	int nconns;
 
-	struct skb *skb_free_list;   /* pool of unused skb structs */
+	struct skb **skb_free;       /* pool of unused skb structs: a stack, */
+	uint32_t skb_nfree, skb_free_cap; /*   its depth and room (skb.c) */
 	struct skb_block *skb_blocks; /* storage of all skbs (skb.c) */
 
 	const struct netdev_ops *dev; /* link.type's path */

@@ -382,6 +382,7 @@ static struct nic_pkt *tx_start(struct sim *sim, struct nic_port *p)
 	if (++q->next_frame == frames_of(skb)) {
 		pkt->last = true;
 		q->next_tx = skb->next;
+		skb_prefetch(q->next_tx); /* the next frame's */
 		q->next_frame = 0;
 	}
 	/* back to back: start where the previous frame ended, unrounded */

@@ -437,6 +437,7 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 		if (skb->len % (uint32_t)tc->mss_bytes)
 			tc->snd_sml = tc->snd_nxt; /* tcp_minshall_update */
 		tc->send_head = skb->next;
+		skb_prefetch(tc->send_head); /* the next ACK's push sends it */
 		clone = skb_clone(sim, skb);
 		clone->ts_at = tc->ts_recent_at; /* TSecr: the receiver's newest TSval */
 		clone->segs = (uint16_t)tcp_segs_of(tc, skb->len);
