@@ -26,8 +26,9 @@ struct calib_cli {
 	const char *train_where;     /* validate: KEY=V1,V2 */
 	const char *format;          /* validate: table | csv */
 	const char *targets;         /* validate: --targets FILE.csv */
-	const char **reps;           /* validate: --reps FILE.csv (repeatable): the single runs */
+	const char **reps;           /* --reps FILE.csv (repeatable): the single runs */
 	int n_reps;
+	bool fit_to_runs;            /* --fit-to runs: residuals to the nearest single run */
 	const char *title;           /* validate: --title TEXT, first line of the table */
 	double miss_pct;             /* validate: flag rows with |error| above this */
 	double step;
@@ -49,8 +50,9 @@ void calibcli_print_err(const struct tcpsim_err *err);
 /* Exit status of a library status: cli_exit_status (cli.h). */
 int calibcli_status(int code);
 
-/* Load every file into rs, build the scenarios, set up cs from the options. */
-int calibcli_load(const struct calib_cli *o, struct run_set *rs, struct calib_runs *cr,
+/* Load every file into rs and every --reps file into reps (reps_init'd),
+ * build the scenarios, set up cs from the options. */
+int calibcli_load(const struct calib_cli *o, struct run_set *rs, struct rep_set *reps, struct calib_runs *cr,
 		  struct calib_setup *cs, struct tcpsim_err *err);
 
 /* The parameter table of one fit, and loud warnings (bounds, identifiability). */

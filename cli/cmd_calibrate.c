@@ -139,10 +139,18 @@ int calibcli_parse(int argc, char **argv, struct calib_cli *o)
 			o->max_iter = (int)d;
 			continue;
 		}
-		if (is_validate && (r = cli_option_value(argc, argv, &i, NULL, "--reps", &val)) != 0) {
+		if ((r = cli_option_value(argc, argv, &i, NULL, "--reps", &val)) != 0) {
 			if (r < 0)
 				return usage_error(o->cmd, "option '%s' needs an argument", a);
 			o->reps[o->n_reps++] = val;
+			continue;
+		}
+		if ((r = cli_option_value(argc, argv, &i, NULL, "--fit-to", &val)) != 0) {
+			if (r < 0)
+				return usage_error(o->cmd, "option '%s' needs an argument", a);
+			if (strcmp(val, "runs") != 0 && strcmp(val, "median") != 0)
+				return usage_error(o->cmd, "--fit-to %s: expected median or runs", val);
+			o->fit_to_runs = strcmp(val, "runs") == 0;
 			continue;
 		}
 		if (is_validate && (r = cli_option_value(argc, argv, &i, NULL, "--miss", &val)) != 0) {
@@ -159,6 +167,8 @@ int calibcli_parse(int argc, char **argv, struct calib_cli *o)
 		return usage_error(o->cmd, "%s (see tcpsim calibrate --help)", "no recorded-run CSV named");
 	if (!is_validate && !o->fit)
 		return usage_error(o->cmd, "%s", "--fit KEY,... is required (the parameters to fit)");
+	if (o->fit_to_runs && o->n_reps == 0)
+		return usage_error(o->cmd, "%s", "--fit-to runs needs --reps REPS.csv (the single runs)");
 	if (!is_validate && !o->out)
 		return usage_error(o->cmd, "%s", "-o PROFILE.cfg is required (where the fitted profile goes)");
 	if (is_validate) {
@@ -197,7 +207,7 @@ int calibcli_status(int code)
 	return cli_exit_status(code);
 }
 
-int calibcli_load(const struct calib_cli *o, struct run_set *rs, struct calib_runs *cr,
+int calibcli_load(const struct calib_cli *o, struct run_set *rs, struct rep_set *reps, struct calib_runs *cr,
 		  struct calib_setup *cs, struct tcpsim_err *err)
 {
 	int rc;
@@ -207,6 +217,9 @@ int calibcli_load(const struct calib_cli *o, struct run_set *rs, struct calib_ru
 			return rc == TCPSIM_EIO ? TCPSIM_EUSAGE : rc;
 	if (rs->n == 0)
 		return err_set(err, TCPSIM_EUSAGE, "%s: no recorded run in %s", o->cmd, o->files[0]);
+	for (int i = 0; i < o->n_reps; i++)
+		if ((rc = reps_load(reps, rs, o->reps[i], err)) != TCPSIM_OK)
+			return rc == TCPSIM_EIO ? TCPSIM_EUSAGE : rc;
 	if ((rc = calib_runs_build(cr, rs, o->profile, o->keep_jitter, err)) != TCPSIM_OK)
 		return rc;
 	calib_setup_init(cs);
@@ -220,6 +233,7 @@ int calibcli_load(const struct calib_cli *o, struct run_set *rs, struct calib_ru
 		return rc;
 	if (o->fit && (rc = calib_parse_fit(cs, o->fit, cr, err)) != TCPSIM_OK)
 		return rc;
+	cs->fit_runs = o->fit_to_runs ? reps : NULL;
 	return TCPSIM_OK;
 }
 
@@ -235,6 +249,9 @@ void calibcli_print_method(FILE *f, const struct calib_setup *cs)
 		      "  response (--keep-jitter keeps the scenarios' value)", f);
 	if (cs->n_par > 0)
 		fprintf(f, ";\n  Jacobian by forward differences, each parameter stepped by %g%%", 100 * cs->rel_step);
+	if (cs->n_par > 0 && cs->fit_runs)
+		fputs(";\n  fitted to the runs (--fit-to runs): a residual is the relative error to the nearest of\n"
+		      "  its point's single runs, where the point has any", f);
 	fputs(".\n", f);
 }
 
@@ -320,6 +337,7 @@ static void calibrate_usage(FILE *f)
 	fputs("usage: tcpsim calibrate RUNS.csv... --fit KEY[=LO:HI],... -o PROFILE.cfg\n"
 	      "                        [--weight METRIC=W,...] [--profile P.cfg] [-j N]\n"
 	      "                        [--step F] [--max-iter N] [--keep-jitter] [-v]\n"
+	      "                        [--reps REPS.csv... --fit-to median|runs]\n"
 	      "  Fits [cost]/[rcost] keys to recorded runs by weighted non-linear least squares on\n"
 	      "  relative errors (GSL multifit_nlinear) and writes them as an includable profile.\n"
 	      "  --fit KEY,...      keys to fit; bounds LO:HI (default start/100 .. start*100)\n"
@@ -333,6 +351,10 @@ static void calibrate_usage(FILE *f)
 	      "  --starts N         scan N starts (the profile's and N-1 log-uniform quasi-random\n"
 	      "                     points within the bounds) and solve from the best (default 1)\n"
 	      "  --keep-jitter      keep the scenarios' run.cost_jitter (default: 0 while fitting)\n"
+	      "  --reps REPS.csv    the single runs behind the points (measure-live's MACHINE.reps.csv)\n"
+	      "  --fit-to runs      each residual is the relative error to the nearest of its point's\n"
+	      "                     single runs (a point whose runs settle in two steady states is met\n"
+	      "                     by either); median (default): to the recorded value\n"
 	      "  -v                 one line per iteration on stderr\n"
 	      "Exit status: 0 fitted (warnings about bounds are printed), 1 the fit did not converge\n"
 	      "(no profile written), 2 bad input (also: -o is one of the inputs), 3 the profile\n"
@@ -423,6 +445,7 @@ int cmd_calibrate(int argc, char **argv)
 {
 	struct calib_cli o = {.cmd = "calibrate"};
 	struct run_set rs;
+	struct rep_set reps;
 	struct calib_runs cr = {0};
 	struct calib_setup cs;
 	struct calib_result res = {0};
@@ -433,6 +456,7 @@ int cmd_calibrate(int argc, char **argv)
 	int rc, fit_rc;
 
 	runs_init(&rs);
+	reps_init(&reps);
 	rc = calibcli_parse(argc, argv, &o);
 	if (rc || o.help) {
 		if (o.help)
@@ -441,7 +465,7 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	if ((rc = calibcli_check_output(&o)) != 0)
 		goto done;
-	if ((rc = calibcli_load(&o, &rs, &cr, &cs, &err)) != TCPSIM_OK) {
+	if ((rc = calibcli_load(&o, &rs, &reps, &cr, &cs, &err)) != TCPSIM_OK) {
 		calibcli_print_err(&err);
 		rc = calibcli_status(rc);
 		goto done;
@@ -490,6 +514,7 @@ done:
 	free(buf);
 	calib_result_free(&res);
 	calib_runs_free(&cr);
+	reps_free(&reps);
 	runs_free(&rs);
 	calibcli_release(&o);
 	return rc;

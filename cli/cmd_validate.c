@@ -45,6 +45,7 @@ static void validate_usage(FILE *f)
 	      "                       [--weight METRIC=W,...] [--targets T.csv] [--miss PCT]\n"
 	      "                       [--format table|csv] [--title TEXT] [-o OUT] [-j N] [--keep-jitter]\n"
 	      "                       [--starts N] [--step F] [--max-iter N] [--reps REPS.csv]...\n"
+	      "                       [--fit-to median|runs]\n"
 	      "  Predicts each recorded run and prints, per run and measured metric: measured,\n"
 	      "  predicted, error % and whether the run was held out of the fit that predicted it;\n"
 	      "  then median and max |error| per metric.\n"
@@ -59,6 +60,7 @@ static void validate_usage(FILE *f)
 	      "                      'point', 'status' and metric columns; only status ok is used):\n"
 	      "                      each row gets its runs' range and the error to the nearest run\n"
 	      "                      (0 inside the range); the summary how many fall inside\n"
+	      "  --fit-to runs       fit to the nearest single run of each point (see calibrate --help)\n"
 	      "  --format csv        id,metric,measured,predicted,error_pct,held_out (with --reps also\n"
 	      "                      runs_n,runs_min,runs_max,nearest_run_error_pct)\n"
 	      "  A run's scenario path is looked for beside its CSV and above it, in the current\n"
@@ -493,14 +495,9 @@ int cmd_validate(int argc, char **argv)
 	if ((rc = calibcli_check_output(&o)) != 0)
 		goto done;
 	cr.progress = isatty(STDERR_FILENO) ? stderr : NULL;
-	if ((rc = calibcli_load(&o, &rs, &cr, &cs, &err)) != TCPSIM_OK)
+	if ((rc = calibcli_load(&o, &rs, &reps, &cr, &cs, &err)) != TCPSIM_OK)
 		goto fail;
 	cs.run_progress = cr.progress;
-	for (int i = 0; i < o.n_reps; i++)
-		if ((rc = reps_load(&reps, &rs, o.reps[i], &err)) != TCPSIM_OK) {
-			rc = rc == TCPSIM_EIO ? TCPSIM_EUSAGE : rc;
-			goto fail;
-		}
 	if (o.targets && (rc = targets_load(&ts, o.targets, &err)) != TCPSIM_OK) {
 		rc = rc == TCPSIM_EIO ? TCPSIM_EUSAGE : rc;
 		goto fail;

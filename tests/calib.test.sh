@@ -215,6 +215,31 @@ printf '"point","status","throughput_mbps"\n"q","ok",12\n' >"$TMP/other.csv"
 bad_input "--reps: no run of these points" "other.csv" "no good run" -- validate "$TMP/syn.csv" --reps "$TMP/other.csv"
 bad_input "--reps: missing file" "nope-reps.csv" -- validate "$TMP/syn.csv" --reps "$TMP/nope-reps.csv"
 
+# --fit-to runs: the recorded throughput is a "median" of two states (2x the
+# model's), the single runs are the model's value and 3x it.  Fitted to the
+# runs, the costs come back; fitted to the medians, they cannot.
+awk -F, 'NR == 1 { print; next } { $5 = $5 * 2; print }' OFS=, "$TMP/syn.csv" >"$TMP/mix.csv"
+awk -F, 'NR == 1 { print "\"point\",\"status\",\"throughput_mbps\""; next }
+	{ printf "\"%s\",\"ok\",%s\n\"%s\",\"ok\",%.6g\n", $1, $5, $1, $5 * 3 }' "$TMP/syn.csv" >"$TMP/mixreps.csv"
+recovered() { # profile: empty if every key within 2% of the costs the runs were made with
+	awk '/^\[cost\]/ {c=1; next} c && / = / {print $1, $3}' "$1" | awk '
+		$1 == "copy_byte" { e = $2 / 1.4 - 1 } $1 == "tx_frame" { e = $2 / 20000 - 1 } $1 == "syscall" { e = $2 / 4000 - 1 }
+		{ if (e < 0) e = -e; if (e > 0.02) bad = bad " " $1 "=" $2; n++ }
+		END { if (n != 3) print "found " n " keys"; else if (bad != "") print "off by more than 2%:" bad }'
+}
+if "$TCPSIM" calibrate "$TMP/mix.csv" --fit $FIT --reps "$TMP/mixreps.csv" --fit-to runs -o "$TMP/runsfit.cfg" >"$TMP/out" 2>"$TMP/err"; then
+	res=$(recovered "$TMP/runsfit.cfg")
+	[ -z "$res" ] && ok "--fit-to runs: costs recovered from the nearest runs, not the mixed medians" || bad "--fit-to runs" "$res"
+	grep -q "fitted to the runs (--fit-to runs)" "$TMP/out" && ok "--fit-to runs: the report says so" || bad "--fit-to runs report" "no line"
+else
+	bad "calibrate --fit-to runs" "exit $?: $(head -c 300 "$TMP/err")"
+fi
+"$TCPSIM" calibrate "$TMP/mix.csv" --fit $FIT -o "$TMP/medfit.cfg" >"$TMP/out" 2>"$TMP/err"
+res=$(recovered "$TMP/medfit.cfg" 2>/dev/null)
+[ -n "$res" ] && ok "the same fit to the medians misses ($res)" || bad "median fit" "recovered the costs from doubled medians"
+bad_input "--fit-to runs without --reps" "--fit-to runs needs --reps" -- calibrate "$TMP/syn.csv" --fit $FIT -o "$TMP/p.cfg" --fit-to runs
+bad_input "--fit-to bad" "--fit-to sometimes" "median or runs" -- validate "$TMP/syn.csv" --fit $FIT --fit-to sometimes
+
 # who sends the ACKs, measured (NET_RX runs on the reader's CPU per ACK) beside
 # the predicted share the reader sends: one live row, the committed profile
 head -2 validation/live/amd-epyc-2cpu.csv >"$TMP/live1.csv"

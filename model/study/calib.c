@@ -413,6 +413,7 @@ struct resid_spec {
 	int k;          /* index into fit_ctx.runs */
 	int metric;
 	double measured, sqrt_w;
+	const struct rep_values *rv; /* the point's single runs (--fit-to runs), or NULL */
 };
 
 struct cache_entry {
@@ -444,12 +445,22 @@ static void u_to_p(const struct fit_ctx *fc, const gsl_vector *u, double *p)
 		p[j] = par_of_u(&fc->cs->par[j], gsl_vector_get(u, (size_t)j));
 }
 
+/* The single run nearest to pred (rv sorted ascending, none zero). */
+static double nearest_run(const struct rep_values *rv, double pred)
+{
+	double best = rv->v[0];
+	for (int i = 1; i < rv->n; i++)
+		if (fabs(rv->v[i] - pred) < fabs(best - pred))
+			best = rv->v[i];
+	return best;
+}
+
 static double resid_of(const struct resid_spec *s, const struct metrics *m)
 {
 	double pred = m->v[s->metric];
 	if (!isfinite(pred))
 		pred = 0;
-	return s->sqrt_w * (pred / s->measured - 1.0);
+	return s->sqrt_w * (pred / (s->rv ? nearest_run(s->rv, pred) : s->measured) - 1.0);
 }
 
 static struct cache_entry *cache_find(struct fit_ctx *fc, const double *p)
@@ -646,8 +657,12 @@ static int fit_ctx_init(struct fit_ctx *fc, const struct calib_setup *cs, const 
 			double meas = r->v[mtr];
 			if (!(cs->weight[mtr] > 0) || !isfinite(meas) || meas == 0)
 				continue;
+			const struct rep_values *rv = cs->fit_runs ? reps_of(cs->fit_runs, i, mtr) : NULL;
+			for (int j = 0; rv && j < rv->n; j++)
+				if (rv->v[j] == 0)
+					rv = NULL; /* a relative error to 0: the median instead */
 			fc->spec[fc->n_resid++] = (struct resid_spec){
-				.k = k, .metric = mtr, .measured = meas, .sqrt_w = sqrt(cs->weight[mtr])};
+				.k = k, .metric = mtr, .measured = meas, .sqrt_w = sqrt(cs->weight[mtr]), .rv = rv};
 		}
 	}
 	if (cs->n_par < 1)

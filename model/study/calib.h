@@ -69,6 +69,7 @@
 #include "batch.h"
 #include "err.h"
 #include "metrics.h"
+#include "reps.h"
 #include "runs.h"
 #include "scenario.h"
 
@@ -102,6 +103,11 @@ struct calib_setup {
 	int starts;                /* >= 1: candidate starts scanned before the solver (below) */
 	int jobs;                  /* threads, >= 1 */
 	bool keep_jitter;          /* false: run.cost_jitter = 0 */
+	/* non-NULL: a residual is the relative error to the nearest of its
+	 * point's single runs (reps.h) where the point has any, not to the
+	 * recorded median: a point whose runs settle in two steady states is
+	 * met by either (calibrate/validate --fit-to runs) */
+	const struct rep_set *fit_runs;
 	calib_run_fn run;          /* tcpsim_run, or a double in tests */
 	FILE *progress;            /* one line per iteration, or NULL */
 	FILE *run_progress;        /* predictions: "N/M runs simulated", redrawn (a terminal), or NULL */

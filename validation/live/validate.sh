@@ -58,6 +58,10 @@ FIT=${FIT:-cost.copy_byte,cost.syscall,cost.poll,cost.tx_frame,cost.rx_frame,cos
 WEIGHT=${WEIGHT:-throughput_mbps=3,snd_cpu_busy_pct=1,rcv_cpu_busy_pct=1,frames_per_s=1,acks_per_s=1,others=0}
 # the response jumps where a run changes steady state: scan many starts
 STARTS=${STARTS:-16}
+# FIT_TO=runs: each residual to the nearest of the point's single runs
+# (MACHINE.reps.csv) instead of its median -- a point whose runs settle in
+# two steady states is met by either (tcpsim calibrate --help)
+FIT_TO=${FIT_TO:-median}
 
 # the run settings of every simulation here, as a profile read over each
 # run's scenario (calibrate/validate --profile)
@@ -99,11 +103,12 @@ mv "validation/live/$M.costfit.txt.tmp" "validation/live/$M.costfit.txt"
 "$F" "$T/lo.csv" --where link.mtu=1500,65536 -o "$T/train.csv"
 
 # shellcheck disable=SC2086
-./tcpsim validate "$T/lo.csv" $REPS --profile "$T/run.cfg" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" \
+./tcpsim validate "$T/lo.csv" $REPS --fit-to "$FIT_TO" --profile "$T/run.cfg" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" \
 	--train-where link.mtu=1500,65536 \
 	--title "$M loopback: fitted on MTU 1500 and 65536, the rest predicted" \
 	-o "validation/live/$M.validate-lo.txt"
-./tcpsim calibrate "$T/train.csv" --profile "$T/run.cfg" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" \
+# shellcheck disable=SC2086
+./tcpsim calibrate "$T/train.csv" $REPS --fit-to "$FIT_TO" --profile "$T/run.cfg" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" \
 	-o "validation/live/$M.fitted.cfg"
 # the fitted costs and the run settings, one profile
 { cat "$T/run.cfg"; echo; cat "validation/live/$M.fitted.cfg"; } >"$T/pred.cfg"
