@@ -297,6 +297,18 @@ v=$(sed -n 's/^#   fit points: [^,]*,//p' validation/live/amd-epyc-2cpu.wakegaps
 expect_eq "$("$BIN/primcost" --fit-cheap-normal "$v")" "share 0.864 mean 9217 ns sd 2111 ns" \
 	"primcost --fit-cheap-normal: the profile's figures from the traced gaps"
 grep -q '^idle_poll_share = 0.864$' scenarios/live/amd-epyc-2cpu.primcost.cfg && ok || bad "the live profile's idle_poll_share is not the traced gaps' fit"
+# the 2026-12-02 host's law: its pooled points without the 0-1 us bin
+v=$(grep 'fit points' validation/live/amd-epyc-2cpu-2096.wakegaps.txt | tail -1 | sed 's/.*fit points: //' | tr ',' '\n' | grep -v '^0.00:' | paste -sd, -)
+expect_eq "$("$BIN/primcost" --fit-cheap-normal "$v")" "share 0.130 mean 1060 ns sd 809 ns" \
+	"primcost --fit-cheap-normal: amd-epyc-2cpu-2096's figures from its traced gaps"
+grep -q '^idle_poll_share = 0.130$' scenarios/live/amd-epyc-2cpu-2096.primcost.cfg && ok || bad "amd-epyc-2cpu-2096's idle_poll_share is not its traced gaps' fit"
+# --wake-gaps: a row per gap, the waker's cost and the latency per round and their medians
+"$BIN/primcost" --quick --wake-gaps 5,50 >"$T/wg.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "primcost --quick --wake-gaps 5,50"
+expect_eq "$(awk '$1 == "5" || $1 == "50" { n++; if (NF != 9 || $(NF - 1) <= 0 || $NF <= 0) bad = 1 } END { print n + 0, bad + 0 }' "$T/wg.out")" "2 0" \
+	"primcost --wake-gaps: two rows of 3 rounds, positive medians"
+expect_fail "primcost --wake-gaps not a number" 2 "--wake-gaps '5,x'" "$BIN/primcost" --wake-gaps 5,x
+expect_fail "primcost --wake-gaps negative" 2 "from 0 to 1000000" "$BIN/primcost" --wake-gaps -1
 # --fit-cheap-normal recovers a known law: 80% x P(N(9 us, 2 us) > g)
 v=$(awk 'BEGIN { n = split("0 1 2 3 4 5 6 8 10 12 16 24", g, " ")
 	for (i = 1; i <= n; i++) { z = (g[i] - 9) / 2; q = 0.5 * erfc(z / sqrt(2)); printf "%s%g:%.3f:100", (i > 1 ? "," : ""), g[i], 80 * q } }

@@ -16,6 +16,9 @@
  *  - veth: the peer's GRO merges what the device without TSO segmented;
  *  - an idle CPU still polling takes a wakeup without an IPI; a halted one
  *    starts host.idle_exit later;
+ *  - a VM's hypervisor that still polls a halted vCPU (KVM halt_poll_ns):
+ *    the IPI costs cost.ipi_send_polled, the vCPU starts
+ *    host.vm_halt_poll_exit later;
  *  - iperf3's loop: a select() before every read() and write();
  *  - receive-buffer autotuning per receiver RTT (4.19, 6.16, 6.18);
  *  - the softnet backlog runs what its packets send in the same NET_RX
@@ -314,6 +317,42 @@ static void test_idle_poll_and_exit(void **state)
 		fail_msg("a 500 us exit latency: %.0f wakeups/s against %.0f without (busy %.3f %.3f tput %.1f %.1f cal %.0f)", m_of(&slow, "wakeups_per_s"), m_of(&halt, "wakeups_per_s"), m_of(&slow, "rcv_cpu_busy_pct"), m_of(&halt, "rcv_cpu_busy_pct"), m_of(&slow, "throughput_mbps"), m_of(&halt, "throughput_mbps"), m_of(&slow, "cal_ipis_per_s"));
 }
 
+/* host.vm_halt_poll: within the window the sender pays ipi_send_polled,
+ * not ipi_send, and the reader's vCPU runs vm_halt_poll_exit (not
+ * idle_exit) later; the guest still sends its CAL; a window shorter than
+ * the reader's sleeps changes nothing. */
+static void test_vm_halt_poll(void **state)
+{
+	struct scenario sc;
+	struct metrics off, on, shorter;
+	(void)state;
+	base(&sc, "6.1");
+	set(&sc, "cost.tx_frame", "400000"); /* frames 200 us apart: the reader sleeps between them */
+	set(&sc, "cost.ipi_send", "200000");
+	set(&sc, "cost.ipi_send_polled", "2000");
+	set(&sc, "host.idle_exit", "500us");
+	set(&sc, "host.vm_halt_poll_exit", "1us");
+	run(&sc, &off);
+	set(&sc, "host.vm_halt_poll", "1s");
+	run(&sc, &on);
+	set(&sc, "host.vm_halt_poll", "1us");
+	run(&sc, &shorter);
+	expect_range(off.host_cat_pct[0][COST_IPI_SEND], 0.1, 100, "no halt polling: ipi_send paid");
+	expect_range(off.host_cat_pct[0][COST_IPI_SEND_POLLED], 0, 0, "no halt polling: ipi_send_polled never");
+	expect_range(on.host_cat_pct[0][COST_IPI_SEND], 0, 0, "halt polling: ipi_send never");
+	expect_range(on.host_cat_pct[0][COST_IPI_SEND_POLLED], 1e-4, 100, "halt polling: ipi_send_polled paid");
+	expect_range(m_of(&on, "cal_ipis_per_s"), 0.9 * m_of(&on, "wakeups_per_s"), 1e9, "halt polling: still a CAL per wakeup");
+	/* the short exit: the reader, woken sooner, finds less queued and sleeps more often */
+	if (!(m_of(&on, "wakeups_per_s") > 1.02 * m_of(&off, "wakeups_per_s")))
+		fail_msg("halt polling's 1 us exit: %.0f wakeups/s against %.0f with idle_exit's 500 us",
+			 m_of(&on, "wakeups_per_s"), m_of(&off, "wakeups_per_s"));
+	/* a 1 us window: only a wakeup right after the CPU went idle falls in it */
+	expect_within(m_of(&shorter, "throughput_mbps"), m_of(&off, "throughput_mbps"), 0.01,
+		      "a 1 us window: throughput as without");
+	expect_within(shorter.host_cat_pct[0][COST_IPI_SEND], off.host_cat_pct[0][COST_IPI_SEND], 0.02,
+		      "a 1 us window: ipi_send as without");
+}
+
 /* host.idle = mwait: a CPU waiting in MWAIT is woken by the write of its
  * TIF_NEED_RESCHED, never by an IPI, before 5.8 (resched_curr's RES) as
  * since (the wakelist's CAL), and also while it is still switching to its
@@ -561,6 +600,7 @@ int main(void)
 		cmocka_unit_test(test_eevdf_run_to_parity),
 		cmocka_unit_test(test_hystart_ends_slow_start_on_lo),
 		cmocka_unit_test(test_rcvbuf_autotuning_by_era),
+		cmocka_unit_test(test_vm_halt_poll),
 		cmocka_unit_test(test_ack_takes_the_ip_layer_since_4_0),
 		cmocka_unit_test(test_lo_gso_segments_one_by_one_since_4_14),
 	};

@@ -117,7 +117,11 @@ static const char usage_text[] =
 	"  --fit-cheap-at G:P[:N],...: the same fit to points at any gaps G (us), shares P (per\n"
 	"           cent), each weighted by N (e.g. tools/wakeups-live --gaps' histogram).\n"
 	"  --fit-cheap-normal G:P[:N],...: the same points, the law share * P(W > gap) with W\n"
-	"           normal (host.idle_poll_dist = normal): prints the share, the mean and the sd.\n";
+	"           normal (host.idle_poll_dist = normal): prints the share, the mean and the sd.\n"
+	"  --wake-gaps G1,G2,...: measure only the wakeup A -> B after B idled G us (any gaps,\n"
+	"           e.g. past a hypervisor's halt polling): per gap and round, the waker's cost\n"
+	"           (its write()) and the latency to the reader running, medians, then the\n"
+	"           median over the rounds; B idles from a 20 us busy loop, as under load.\n";
 
 enum prim {
 	P_TIMER, P_WAKE_IDLE_WAKER, P_WAKE_IDLE_LAT, P_WAKE_BUSY_WAKER, P_WAKE_BUSY_LAT,
@@ -472,6 +476,57 @@ out:
 	free(pp.lat);
 	free(cost);
 	return rc;
+}
+
+/* --wake-gaps: the waker's cost and the latency per gap, B idling from a
+ * busy loop; rows of gap, then cost and latency per round and their
+ * medians over the rounds. */
+#define WAKE_GAPS_MAX 64
+static int wake_gaps_main(struct primcost *pc, const char *list)
+{
+	double gaps[WAKE_GAPS_MAX];
+	int ng = 0;
+	const char *p = list;
+	while (*p) {
+		char *end;
+		errno = 0;
+		double g = strtod(p, &end);
+		if (end == p || errno || !(g >= 0 && g <= 1e6) || (*end != ',' && *end != '\0') || ng == WAKE_GAPS_MAX) {
+			fprintf(stderr, PROG ": --wake-gaps '%s': expected up to %d gaps in us from 0 to 1000000, "
+					    "comma-separated\n", list, WAKE_GAPS_MAX);
+			return 2;
+		}
+		gaps[ng++] = g;
+		p = *end ? end + 1 : end;
+	}
+	if (ng == 0) {
+		fprintf(stderr, PROG ": --wake-gaps: no gap given\n");
+		return 2;
+	}
+	int iters = (int)fmax(15, 60 * pc->scale);
+	printf("wakeup %d -> %d after B idled the gap from a %d us busy loop: the waker's write() and the\n"
+	       "latency to the reader running, ns (median of %d wakeups per round; last two columns: the\n"
+	       "medians over %d rounds)\n%10s",
+	       pc->cpu_a, pc->cpu_b, BUSY_BEFORE_US, iters, pc->rounds, "gap_us");
+	for (int r = 0; r < pc->rounds; r++)
+		printf("  %9s%-2d %9s%-2d", "cost", r, "lat", r);
+	printf("  %11s %11s\n", "cost", "latency");
+	for (int k = 0; k < ng; k++) {
+		double c[MAX_ROUNDS], l[MAX_ROUNDS];
+		const char *why = NULL;
+		printf("%10g", gaps[k]);
+		for (int r = 0; r < pc->rounds; r++) {
+			if (measure_wake_gap(pc, pc->cpu_b, 0, 1, gaps[k] * 1000, iters, BUSY_BEFORE_US * 1000.0, 0, NULL,
+					     &c[r], &l[r], &why)) {
+				fprintf(stderr, "\n" PROG ": %s (CPUs %d and %d)\n", why, pc->cpu_a, pc->cpu_b);
+				return 1;
+			}
+			printf("  %11.0f %11.0f", c[r], l[r]);
+		}
+		printf("  %11.0f %11.0f\n", median(c, pc->rounds), median(l, pc->rounds));
+		fflush(stdout);
+	}
+	return 0;
 }
 
 /* ------------------------------------------------- syscall and copy */
@@ -917,11 +972,11 @@ int main(int argc, char **argv)
 		{"sweep", no_argument, NULL, 's'}, {"fit-cheap", required_argument, NULL, 'F'},
 		{"fit-cheap-at", required_argument, NULL, 'A'}, {"fit-cheap-normal", required_argument, NULL, 'N'},
 		{"output", required_argument, NULL, 'o'}, {"cfg", required_argument, NULL, 'C'},
-		{"help", no_argument, NULL, 'h'},
+		{"wake-gaps", required_argument, NULL, 'W'}, {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct primcost pc = {.cpu_a = 0, .cpu_b = 1, .rounds = MAX_ROUNDS, .scale = 1};
-	const char *out = NULL, *cfg = NULL;
+	const char *out = NULL, *cfg = NULL, *wake_gaps = NULL;
 	int c, sweep = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
@@ -947,6 +1002,7 @@ int main(int argc, char **argv)
 		case 'N': return fit_cheap_at_main(optarg, 1);
 		case 'o': out = optarg; break;
 		case 'C': cfg = optarg; break;
+		case 'W': wake_gaps = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return tool_bad_option(PROG, usage_text, argv);
 		}
@@ -960,6 +1016,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	pc.mhz = cpuinfo_mhz();
+	if (wake_gaps)
+		return wake_gaps_main(&pc, wake_gaps);
 	const char *why = NULL;
 	for (int r = 0; r < pc.rounds; r++) {
 		if (measure_syscall_copy(&pc, r, &why) || measure_timer(&pc, r, &why) ||

@@ -197,6 +197,11 @@ static const struct row rows[] = {
 	 .help = "idle_poll_dist = normal: the standard deviation of the poll's length"},
 	{HKEY("idle_exit"), .type = T_TIME, HC(idle_exit_ns), .min = 0, .max = SEC, .def = "0", .unit = "us",
 	 .help = "exit latency of a halted CPU: from the IPI to the first instruction it runs (a VM: the vCPU rescheduled)"},
+	{HKEY("vm_halt_poll"), .type = T_TIME, HC(vm_halt_poll_ns), .min = 0, .max = SEC, .def = "0", .unit = "us",
+	 .help = "a VM guest: its hypervisor polls a halted vCPU this long before it deschedules it (KVM halt_poll_ns); "
+		 "an IPI meanwhile costs cost.ipi_send_polled and the vCPU runs vm_halt_poll_exit later; 0 = none"},
+	{HKEY("vm_halt_poll_exit"), .type = T_TIME, HC(vm_halt_poll_exit_ns), .min = 0, .max = SEC, .def = "0",
+	 .unit = "us", .help = "exit latency of a halted vCPU its hypervisor still polls (host.vm_halt_poll)"},
 	{HKEY("idle"), .type = T_ENUM, HC(idle), .names = idle_names, .def = "halt", .unit = "",
 	 .help = "how an idle CPU waits past idle_poll: halt (an IPI wakes it) or mwait (intel_idle, mwait_idle_with_hints: "
 		 "writing its flags wakes it, no IPI, still after idle_exit)"},
@@ -389,7 +394,7 @@ static const char *const cost_names[COST_N][2] = {
 	CN(COST_NAPI_POLL, "napi_poll"),   CN(COST_TX_COMPL, "tx_completion"),
 	CN(COST_TICK, "tick"),             CN(COST_MONITOR, "monitor"),
 	CN(COST_KSWAPD, "kswapd"),         CN(COST_TIMER_IRQ, "timer_irq"),
-	CN(COST_POLL, "poll"),
+	CN(COST_POLL, "poll"),             CN(COST_IPI_SEND_POLLED, "ipi_send_polled"),
 };
 
 /* ---- keys: a (section, row, cost) triple, walked in table order ---- */

@@ -370,6 +370,20 @@ static bool idle_polling(const struct sim *sim, const struct cpu *c)
 	return cpu_is_idle(c) && c->idle_since >= 0 && sim->now - c->idle_since < c->idle_window;
 }
 
+/* A VM guest's halted vCPU that its hypervisor still polls: KVM's
+ * kvm_vcpu_halt spins up to halt_poll_ns (Linux 4.0+, f7819512996f; grown
+ * and shrunk per vCPU since 4.3, aca6ff29c406) before it schedules the
+ * vCPU's thread out.  An IPI then needs no host wakeup: the sender's VM
+ * exit is short and the vCPU resumes at once; past the window it pays the
+ * wakeup of a descheduled thread (tools/bin/primcost --wake-gaps shows the
+ * cliff).  The window counts from the guest's idle entry (its own poll,
+ * idle_poll, is ~1 us on such hosts). */
+static bool host_polls_vcpu(const struct sim *sim, const struct cpu *c)
+{
+	sim_ns w = c->host->cfg->vm_halt_poll_ns;
+	return w > 0 && cpu_is_idle(c) && c->idle_since >= 0 && sim->now - c->idle_since < w;
+}
+
 /* Past the poll, a CPU in MWAIT (host.idle = mwait) still has
  * TIF_POLLING_NRFLAG set, armed by mwait_idle_with_hints on its thread
  * flags (3.13+, current_set_polling_and_test): setting TIF_NEED_RESCHED
@@ -389,10 +403,13 @@ static bool wakes_without_ipi(const struct sim *sim, const struct cpu *c, bool q
 }
 
 /* When a CPU woken now runs its first instruction: a halted one (in HLT
- * or MWAIT past the poll) after its exit latency (host.idle_exit). */
+ * or MWAIT past the poll) after its exit latency (host.idle_exit), or
+ * host.vm_halt_poll_exit while its hypervisor still polls it. */
 static sim_ns wake_time(const struct sim *sim, const struct cpu *c)
 {
-	return cpu_is_idle(c) && !idle_polling(sim, c) ? sim->now + c->host->cfg->idle_exit_ns : sim->now;
+	if (!cpu_is_idle(c) || idle_polling(sim, c))
+		return sim->now;
+	return sim->now + (host_polls_vcpu(sim, c) ? c->host->cfg->vm_halt_poll_exit_ns : c->host->cfg->idle_exit_ns);
 }
 
 /* Make a woken CPU run at t (wake_time): now if it is running or polls,
@@ -415,8 +432,10 @@ static void send_ipi(struct sim *sim, struct cpu *from, struct cpu *to, enum irq
 		kick_at_wake(sim, to, wake_time(sim, to));
 		return;
 	}
-	if (from)
-		cpu_charge(sim, from, COST_IPI_SEND, from->host->cfg->cost_cycles[COST_IPI_SEND]);
+	if (from) {
+		enum cost_id k = host_polls_vcpu(sim, to) ? COST_IPI_SEND_POLLED : COST_IPI_SEND;
+		cpu_charge(sim, from, k, from->host->cfg->cost_cycles[k]);
+	}
 	if (kind == IRQ_IPI_RES) {
 		sim->cnt.res_ipis++;
 		sim->cnt.host[to->host->id].res_ipis++;

@@ -46,4 +46,9 @@ const struct cost_desc cost_table[COST_N] = {
 	/* select() walks its fd sets and polls each socket (tcp_poll): not the
 	 * send or recv call's entry, and a cost of its own to fit */
 	[COST_POLL]          = {"poll", 1500, 1e7, "one select()/poll() call of the application's loop (iperf3: before each read, before every 10 writes)"},
+	/* KVM's halt polling (host.vm_halt_poll): the IPI's VM exit finds the
+	 * target vCPU's thread still polling on the host, which sees the
+	 * pending interrupt without being woken (kvm_vcpu_kick of a vCPU in
+	 * kvm_vcpu_halt's poll); past the window ipi_send is paid */
+	[COST_IPI_SEND_POLLED] = {"ipi_send_polled", 600, 1e7, "sending one IPI to a halted vCPU its hypervisor still polls (host.vm_halt_poll)"},
 };

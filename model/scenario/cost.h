@@ -46,6 +46,7 @@ enum cost_id {
 	COST_KSWAPD,       /* one run of kswapd woken by a high-order allocation */
 	COST_TIMER_IRQ,    /* one hrtimer interrupt (local APIC timer, LOC): entry, expiry, reprogramming */
 	COST_POLL,         /* one select()/poll() of the application's loop (iperf3) */
+	COST_IPI_SEND_POLLED, /* an IPI to a halted vCPU its hypervisor still polls (host.vm_halt_poll) */
 	COST_N
 };
 

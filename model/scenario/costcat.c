@@ -48,6 +48,7 @@ const struct costcat_desc costcat_table[COST_N] = {
 	[COST_KSWAPD]        = {CAT_MM, "kswapd's page reclaim"},
 	[COST_TIMER_IRQ]     = {CAT_ETC, "hrtimer interrupt: native_write_msr, ktime_get, tick_nohz_next_event"},
 	[COST_POLL]          = {CAT_ETC, "do_select, core_sys_select, sock_poll, tcp_poll"},
+	[COST_IPI_SEND_POLLED] = {CAT_ETC, "native_write_msr (x2APIC ICR: a VM exit the host answers from its halt poll)"},
 };
 
 static const char *const cat_names[CAT_N][2] = {

@@ -80,6 +80,13 @@ struct host_cfg {
 	 * TIF_POLLING_NRFLAG), so a wakeup needs no IPI at any time; it still
 	 * runs idle_exit_ns after the flag is written (the C-state's exit) */
 	enum idle_wait idle;
+	/* a VM guest whose hypervisor polls a halted vCPU (KVM's halt_poll_ns,
+	 * kvm_vcpu_halt) for vm_halt_poll_ns after it halted: an IPI meanwhile
+	 * costs the sender cost.ipi_send_polled, not ipi_send, and the vCPU
+	 * runs vm_halt_poll_exit_ns later, not idle_exit_ns; 0 = no such
+	 * polling (sched.c: host_polls_vcpu) */
+	sim_ns vm_halt_poll_ns;
+	sim_ns vm_halt_poll_exit_ns;
 	double cost_cycles[COST_N]; /* see cost.h */
 
 	/* the host's NIC (link.type = nic; see netdev_nic.h) */
