@@ -83,14 +83,14 @@ static int collect_rows(const struct run_set *rs, const struct calib_validation 
 	struct row *r = xcalloc((size_t)rs->n * METRIC_N + 1, sizeof(*r));
 	for (int i = 0; i < rs->n; i++)
 		for (int m = 0; m < METRIC_N; m++) {
-			double meas = rs->runs[i].v[m];
+			double meas = rs->runs[i].v[m], pred = v->pred[i].v[m];
+			const struct rep_values *rv = reps_of(reps, i, m);
 			if (!isfinite(meas))
 				continue;
 			r[n++] = (struct row){
-				.run = i, .metric = m, .measured = meas, .predicted = v->pred[i].v[m],
-				.err_pct = meas == 0 && v->pred[i].v[m] == 0 ? 0 : calib_error_pct(meas, v->pred[i].v[m]),
-				.held_out = v->held_out[i], .rv = reps_of(reps, i, m)};
-			r[n - 1].near_pct = reps_nearest_error_pct(r[n - 1].rv, r[n - 1].predicted);
+				.run = i, .metric = m, .measured = meas, .predicted = pred,
+				.err_pct = meas == 0 && pred == 0 ? 0 : calib_error_pct(meas, pred),
+				.held_out = v->held_out[i], .rv = rv, .near_pct = reps_nearest_error_pct(rv, pred)};
 		}
 	*out = r;
 	return n;
@@ -322,7 +322,7 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 			 const struct calib_validation *v, const struct row *rows, int n,
 			 const struct target_set *ts, const struct target_outcome *oc, const struct rep_set *reps)
 {
-	bool with_reps = o->n_reps > 0;
+	bool with_reps = reps->rows_used > 0;
 	bool any_held = false;
 	int idw = 3, misses = 0;
 
@@ -524,7 +524,7 @@ int cmd_validate(int argc, char **argv)
 		goto done;
 	}
 	if (o.format && strcmp(o.format, "csv") == 0)
-		render_csv(ms, &rs, rows, n, o.n_reps > 0);
+		render_csv(ms, &rs, rows, n, reps.rows_used > 0);
 	else
 		render_table(ms, &o, &rs, &cs, &v, rows, n, &ts, oc, &reps);
 	if (fclose(ms) != 0) {

@@ -478,6 +478,24 @@ out:
 	return rc;
 }
 
+/* "V1,V2,...": up to max numbers, each within [lo, hi], into out; how
+ * many, or -1 (not a number, out of range, too many, empty). */
+static int parse_numbers(const char *s, double lo, double hi, double *out, int max)
+{
+	int n = 0;
+	for (;;) {
+		char *end;
+		errno = 0;
+		double v = strtod(s, &end);
+		if (end == s || errno || !(v >= lo && v <= hi) || n == max || (*end != ',' && *end != '\0'))
+			return -1;
+		out[n++] = v;
+		if (*end == '\0')
+			return n;
+		s = end + 1;
+	}
+}
+
 /* --wake-gaps: the waker's cost and the latency per gap, B idling from a
  * busy loop; rows of gap, then cost and latency per round and their
  * medians over the rounds. */
@@ -485,22 +503,10 @@ out:
 static int wake_gaps_main(struct primcost *pc, const char *list)
 {
 	double gaps[WAKE_GAPS_MAX];
-	int ng = 0;
-	const char *p = list;
-	while (*p) {
-		char *end;
-		errno = 0;
-		double g = strtod(p, &end);
-		if (end == p || errno || !(g >= 0 && g <= 1e6) || (*end != ',' && *end != '\0') || ng == WAKE_GAPS_MAX) {
-			fprintf(stderr, PROG ": --wake-gaps '%s': expected up to %d gaps in us from 0 to 1000000, "
-					    "comma-separated\n", list, WAKE_GAPS_MAX);
-			return 2;
-		}
-		gaps[ng++] = g;
-		p = *end ? end + 1 : end;
-	}
-	if (ng == 0) {
-		fprintf(stderr, PROG ": --wake-gaps: no gap given\n");
+	int ng = parse_numbers(list, 0, 1e6, gaps, WAKE_GAPS_MAX);
+	if (ng < 1) {
+		fprintf(stderr, PROG ": --wake-gaps '%s': expected up to %d gaps in us from 0 to 1000000, "
+				    "comma-separated\n", list, WAKE_GAPS_MAX);
 		return 2;
 	}
 	int iters = (int)fmax(15, 60 * pc->scale);
@@ -748,24 +754,11 @@ static int usage(const char *msg);
 static int fit_cheap_main(const char *arg)
 {
 	double y[SWEEP_GAPS], share, mean_ns;
-	const char *p = arg;
-	int n = 0;
 
-	while (n < SWEEP_GAPS) {
-		char *end;
-		errno = 0;
-		y[n] = strtod(p, &end);
-		if (end == p || errno || !(y[n] >= 0 && y[n] <= 100))
-			return usage("--fit-cheap takes 15 comma-separated percentages (0 to 100)");
-		y[n++] /= 100;
-		if (*end != ',' || n == SWEEP_GAPS) {
-			p = end;
-			break;
-		}
-		p = end + 1;
-	}
-	if (n != SWEEP_GAPS || *p)
+	if (parse_numbers(arg, 0, 100, y, SWEEP_GAPS) != SWEEP_GAPS)
 		return usage("--fit-cheap takes 15 comma-separated percentages (0 to 100)");
+	for (int k = 0; k < SWEEP_GAPS; k++)
+		y[k] /= 100;
 	if (cheap_exp_fit(y, &share, &mean_ns))
 		return 1;
 	printf("share %.3f mean %.0f ns\n", share, mean_ns);

@@ -445,22 +445,12 @@ static void u_to_p(const struct fit_ctx *fc, const gsl_vector *u, double *p)
 		p[j] = par_of_u(&fc->cs->par[j], gsl_vector_get(u, (size_t)j));
 }
 
-/* The single run nearest to pred (rv sorted ascending, none zero). */
-static double nearest_run(const struct rep_values *rv, double pred)
-{
-	double best = rv->v[0];
-	for (int i = 1; i < rv->n; i++)
-		if (fabs(rv->v[i] - pred) < fabs(best - pred))
-			best = rv->v[i];
-	return best;
-}
-
 static double resid_of(const struct resid_spec *s, const struct metrics *m)
 {
 	double pred = m->v[s->metric];
 	if (!isfinite(pred))
 		pred = 0;
-	return s->sqrt_w * (pred / (s->rv ? nearest_run(s->rv, pred) : s->measured) - 1.0);
+	return s->sqrt_w * (pred / (s->rv ? reps_nearest(s->rv, pred) : s->measured) - 1.0);
 }
 
 static struct cache_entry *cache_find(struct fit_ctx *fc, const double *p)

@@ -134,6 +134,15 @@ const struct rep_values *reps_of(const struct rep_set *r, int run, int metric)
 	return r->val[run * METRIC_N + metric].n > 0 ? &r->val[run * METRIC_N + metric] : NULL;
 }
 
+double reps_nearest(const struct rep_values *rv, double v)
+{
+	double best = rv->v[0];
+	for (int i = 1; i < rv->n; i++)
+		if (fabs(rv->v[i] - v) < fabs(best - v))
+			best = rv->v[i];
+	return best;
+}
+
 double reps_nearest_error_pct(const struct rep_values *rv, double predicted)
 {
 	if (!rv || rv->n == 0 || !isfinite(predicted))
@@ -143,7 +152,7 @@ double reps_nearest_error_pct(const struct rep_values *rv, double predicted)
 	double tol = 1e-5 * fmax(fabs(lo), fabs(hi));
 	if (predicted >= lo - tol && predicted <= hi + tol)
 		return 0;
-	double near = predicted < lo ? lo : hi;
+	double near = reps_nearest(rv, predicted);
 	if (near == 0)
 		return NAN;
 	return 100.0 * (predicted / near - 1);

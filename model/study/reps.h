@@ -38,6 +38,9 @@ int reps_load(struct rep_set *r, const struct run_set *rs, const char *path, str
 /* The good runs of run i's metric m (NULL when none). */
 const struct rep_values *reps_of(const struct rep_set *r, int run, int metric);
 
+/* The run nearest to v (rv non-empty). */
+double reps_nearest(const struct rep_values *rv, double v);
+
 /*
  * Where a prediction lies against the runs: 0 inside [min, max] (widened
  * by 1e-5 of it: a CSV's 6 significant digits), else its
