@@ -741,6 +741,35 @@ static void test_read_emptying_queue_acks_short_segment_since_4_0(void **state)
 	assert_int_equal(mss4, 1000);
 }
 
+/* __tcp_select_window below half the buffer: 3.6 offers any free space of
+ * an MSS or more; later kernels (3.18 has it) offer none below 1/16 of the
+ * buffer's whole window, so a reader behind its data reopens the window
+ * in steps of that size.  The buffer here is 1 MB (SO_RCVBUF 512K). */
+static uint32_t window_with_free(const char *kernel, int free_parts)
+{
+	struct story st;
+	uint32_t w;
+
+	story_begin_k(&st, "1500", kernel);
+	st.tc->rmem_alloc = st.tc->rcvbuf - st.tc->rcvbuf / free_parts;
+	w = tcp_select_window_now(st.tc);
+	story_end(&st);
+	return w;
+}
+
+static void test_zero_window_below_a_sixteenth_since_4_0(void **state)
+{
+	(void)state;
+	/* 1/32 of the buffer free: some 16 KB of window, over 11 MSS */
+	assert_true(window_with_free("3.6", 32) >= 11 * 1448);
+	assert_int_equal(window_with_free("4.0", 32), 0);
+	assert_int_equal(window_with_free("6.18", 32), 0);
+	/* 1/8 free: above the sixteenth, offered in every era */
+	assert_true(window_with_free("3.6", 8) >= 40 * 1448);
+	assert_true(window_with_free("4.0", 8) >= 40 * 1448);
+	assert_true(window_with_free("6.18", 8) >= 40 * 1448);
+}
+
 static void test_iperf3_reader_selects_then_reads(void **state)
 {
 	struct story st;
@@ -794,6 +823,7 @@ int main(void)
 		cmocka_unit_test(test_iperf3_reader_selects_then_reads),
 		cmocka_unit_test(test_read_emptying_queue_acks_short_segment_since_4_0),
 		cmocka_unit_test(test_costly_frame_grows_window_since_4_19),
+		cmocka_unit_test(test_zero_window_below_a_sixteenth_since_4_0),
 	};
 	return cmocka_run_group_tests_name("tcp stories", tests, NULL, NULL);
 }

@@ -20,8 +20,22 @@ uint32_t tcp_select_window_now(const struct tcp_conn *tc)
 
 	if (mss > full_space)
 		mss = full_space;
-	if (free_space < full_space / 2 && free_space < mss)
-		return 0;
+	if (free_space < full_space / 2) {
+		if (free_space < mss)
+			return 0;
+		/* a window scaled away (1 << rcv_wscale) never opens by less
+		 * than a unit, and none below 1/16 of the buffer's whole window
+		 * (tcp_full_space) opens at all: a reader behind its data frees
+		 * the window in steps of that size, and each window update ACK
+		 * lets the sender send one such step (present in 3.18, not in
+		 * 3.6; the model from 4.0, with the scaled window below) */
+		if (host_kernel_at_least(tc->rcv_host, 4, 0)) {
+			int64_t unit = (int64_t)1 << tc->rcv_wscale;
+			free_space = free_space / unit * unit;
+			if (free_space < tcp_win_from_space(tc, tc->rcvbuf) / 16 || free_space < mss)
+				return 0;
+		}
+	}
 	if (free_space > tc->rcv_ssthresh)
 		free_space = tc->rcv_ssthresh;
 	/* with window scaling (rcv_wscale > 0: any buffer over 64 KB) the
