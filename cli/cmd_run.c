@@ -46,6 +46,9 @@ struct cli_args {
 	enum out_format fmt;
 	const char *out;        /* NULL or "-": stdout */
 	const char *folded;     /* run --folded FILE: folded stacks, or NULL */
+	const char *timeline;   /* run --timeline FILE: the start, step by step, or NULL */
+	int timeline_ms;        /* --timeline-ms (default 10) */
+	int timeline_step_us;   /* --timeline-step (default 100) */
 	int reps;               /* compare: runs (seeds) per side */
 	int jobs;               /* compare: threads for the runs */
 	int help;
@@ -151,6 +154,28 @@ static int parse_args(int argc, char **argv, struct cli_args *o)
 				o->folded = val;
 				continue;
 			}
+			if ((r = cli_option_value(argc, argv, &i, NULL, "--timeline", &val)) != 0) {
+				if (r < 0)
+					return usage_error("option '%s' needs an argument (timeline CSV file)", a);
+				if (o->max_cfg != 1)
+					return usage_error("--timeline: only '%s' records a timeline", "tcpsim run");
+				o->timeline = val;
+				continue;
+			}
+			if ((r = cli_option_value(argc, argv, &i, NULL, "--timeline-ms", &val)) != 0) {
+				if (r < 0)
+					return usage_error("option '%s' needs an argument (milliseconds)", a);
+				if (o->max_cfg != 1 || parse_count(val, 1000, &o->timeline_ms))
+					return usage_error("--timeline-ms %s: expected a whole number of ms from 1 to 1000", val);
+				continue;
+			}
+			if ((r = cli_option_value(argc, argv, &i, NULL, "--timeline-step", &val)) != 0) {
+				if (r < 0)
+					return usage_error("option '%s' needs an argument (microseconds)", a);
+				if (o->max_cfg != 1 || parse_count(val, 1000000, &o->timeline_step_us))
+					return usage_error("--timeline-step %s: expected a whole number of us from 1 to 1000000", val);
+				continue;
+			}
 			if ((r = cli_option_value(argc, argv, &i, NULL, "--reps", &val)) != 0) {
 				if (r < 0)
 					return usage_error("option '%s' needs an argument (runs per side)", a);
@@ -246,7 +271,7 @@ static int memstream_done(FILE *ms, int report_rc, char **buf)
 static void run_usage(FILE *f)
 {
 	fputs("usage: tcpsim run FILE.cfg [-s section.key=value]... [--reps N [-j N]] [--format table|csv|json] [-o OUT]\n"
-	      "                [--folded FILE]\n"
+	      "                [--folded FILE] [--timeline FILE [--timeline-ms MS] [--timeline-step US]]\n"
 	      "  -s, --set K=V   override one key after FILE.cfg is read (repeatable, in order)\n"
 	      "  --reps N        N runs, seeds sweep_seed(run.seed, 0, rep): the distribution of the\n"
 	      "                  figures and of the steady state (Regime) each run settled in; the\n"
@@ -256,7 +281,12 @@ static void run_usage(FILE *f)
 	      "  -o, --output F  write to F (whole or not at all) instead of standard output\n"
 	      "  --folded F      also write the CPU time as folded stacks to F (whole or not at all):\n"
 	      "                  'role:host;context;category;cost_key cycles' lines for flamegraph.pl\n"
-	      "                  or speedscope; categories are Cai et al.'s (docs/output.md); not with --reps\n", f);
+	      "                  or speedscope; categories are Cai et al.'s (docs/output.md); not with --reps\n"
+	      "  --timeline F    also write the first connection's start to F as CSV (whole or not at all):\n"
+	      "                  per --timeline-step US (default 100) for --timeline-ms MS (default 10)\n"
+	      "                  from its first data, the data skbs, kB and ACKs its sockets took and the\n"
+	      "                  sender's cwnd, ssthresh, srtt, snd_wnd, the receiver's rcv_wnd and rcvbuf\n"
+	      "                  (the columns of tools/wakeups-live --startup on a live machine); not with --reps\n", f);
 }
 
 /* --reps N of one scenario: the distribution of throughput and of the
@@ -338,6 +368,7 @@ static int reps_json(FILE *ms, const struct scenario *scs, const struct metrics 
 int cmd_run(int argc, char **argv)
 {
 	struct cli_args a = {.cmd = "run", .max_cfg = 1, .fmt = FMT_TABLE};
+	struct timeline tl = {0};
 	struct scenario *sc = NULL;
 	struct metrics *m = NULL;
 	struct tcpsim_err err = {0};
@@ -368,6 +399,31 @@ int cmd_run(int argc, char **argv)
 		if ((rc = output_check(a.folded, a.cfg, a.ncfg)) != 0)
 			goto done;
 	}
+	if (a.timeline) {
+		if (a.reps > 1) {
+			rc = usage_error("--timeline: records the start of one run, not of --reps %s", "N");
+			goto done;
+		}
+		if ((a.out && strcmp(a.out, a.timeline) == 0 && strcmp(a.out, "-") != 0) ||
+		    (a.folded && strcmp(a.folded, a.timeline) == 0)) {
+			rc = usage_error("--timeline '%s' is another output too; name each file once", a.timeline);
+			goto done;
+		}
+		if ((rc = output_check(a.timeline, a.cfg, a.ncfg)) != 0)
+			goto done;
+		tl.step_ns = (int64_t)(a.timeline_step_us ? a.timeline_step_us : 100) * 1000;
+		tl.nsteps = (int)((int64_t)(a.timeline_ms ? a.timeline_ms : 10) * 1000000 / tl.step_ns);
+		if (tl.nsteps < 1 || tl.nsteps > 100000) {
+			rc = usage_error("--timeline-ms / --timeline-step: %s steps (1 to 100000 allowed)",
+					 tl.nsteps < 1 ? "fewer than 1" : "more than 100000");
+			goto done;
+		}
+		tl.t0 = -1;
+		tl.steps = xcalloc((size_t)tl.nsteps, sizeof(*tl.steps));
+	} else if (a.timeline_ms || a.timeline_step_us) {
+		rc = usage_error("--timeline-ms and --timeline-step: only with --timeline %s", "FILE");
+		goto done;
+	}
 	if ((rc = load_scenario(sc, a.cfg[0], a.ov[0], a.nov[0])) != 0)
 		goto done;
 	if (a.reps > 1) {
@@ -397,7 +453,7 @@ int cmd_run(int argc, char **argv)
 		free(ms_runs);
 		goto done;
 	}
-	if (tcpsim_run(sc, m, &err) != TCPSIM_OK) {
+	if (tcpsim_run_timeline(sc, m, a.timeline ? &tl : NULL, &err) != TCPSIM_OK) {
 		print_err(&err);
 		rc = err.code == TCPSIM_EUSAGE ? 2 : 1;
 		goto done;
@@ -429,8 +485,24 @@ int cmd_run(int argc, char **argv)
 		if (rc)
 			goto done;
 	}
+	if (a.timeline) {
+		char *tbuf = NULL;
+		size_t tlen = 0;
+		FILE *ts = cli_memstream(&tbuf, &tlen);
+		if (!ts) {
+			rc = 1;
+			goto done;
+		}
+		rc = memstream_done(ts, report_timeline(ts, &tl), &tbuf);
+		if (rc == 0)
+			rc = output_commit(a.timeline, tbuf, tlen);
+		free(tbuf);
+		if (rc)
+			goto done;
+	}
 	rc = output_commit(a.out, buf, len);
 done:
+	free(tl.steps);
 	free(buf);
 	free(sc);
 	free(m);

@@ -623,6 +623,11 @@ void sim_start(struct sim *sim)
 
 int tcpsim_run(const struct scenario *sc, struct metrics *out, struct tcpsim_err *err)
 {
+	return tcpsim_run_timeline(sc, out, NULL, err);
+}
+
+int tcpsim_run_timeline(const struct scenario *sc, struct metrics *out, struct timeline *tl, struct tcpsim_err *err)
+{
 	struct sim sim;
 	struct measure ms;
 	int rc;
@@ -631,6 +636,7 @@ int tcpsim_run(const struct scenario *sc, struct metrics *out, struct tcpsim_err
 	rc = sim_init(&sim, sc, err);
 	if (rc)
 		return rc;
+	sim.tl = tl;
 	ms.sleep_mark = xcalloc((size_t)sim.ntasks, sizeof(*ms.sleep_mark));
 	ms.sim = &sim;
 	sim_start(&sim);

@@ -12,7 +12,11 @@
 #include "err.h"
 #include "metrics.h"
 #include "scenario.h"
+#include "timeline.h"
 
 int tcpsim_run(const struct scenario *sc, struct metrics *out, struct tcpsim_err *err);
+/* tcpsim_run, and the first connection's start recorded into tl (its
+ * steps zeroed, t0 -1: timeline.h) */
+int tcpsim_run_timeline(const struct scenario *sc, struct metrics *out, struct timeline *tl, struct tcpsim_err *err);
 
 #endif

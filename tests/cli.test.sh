@@ -131,6 +131,30 @@ fi
 bad_input "--folded with --reps" "--folded" "--reps" -- run "$D/good.cfg" --reps 2 --folded "$TMP/r.folded"
 bad_input "--folded to compare" "--folded" "tcpsim run" -- compare "$D/good.cfg" "$D/good.cfg" --folded "$TMP/c.folded"
 bad_input "--folded and -o the same file" "--folded" "$TMP/same" -- run "$D/good.cfg" --folded "$TMP/same" -o "$TMP/same"
+# --timeline: the first connection's start as CSV beside the report, whole
+# or not written; the step and length set the rows
+"$TCPSIM" run "$D/good.cfg" --timeline "$TMP/start.csv" --timeline-ms 2 --timeline-step 250 >"$TMP/out" 2>"$TMP/err"
+st=$?
+if [ $st -eq 0 ] && grep -q 'Throughput' "$TMP/out" && [ "$(wc -l <"$TMP/start.csv")" -eq 9 ] &&
+	head -1 "$TMP/start.csv" | grep -qx '"t_ms","segs","kB","acks","cwnd","ssthresh","srtt_us","snd_wnd","rcv_wnd","rcvbuf"' &&
+	sed -n 2p "$TMP/start.csv" | grep -q '^"0.250","[1-9][0-9]*",' && tail -1 "$TMP/start.csv" | grep -q '^"2.000",'; then
+	ok "--timeline writes a header and 8 steps of 250 us"
+else
+	bad "--timeline" "exit $st: $(head -c 300 "$TMP/err" "$TMP/start.csv")"
+fi
+"$TCPSIM" run "$D/good.cfg" --timeline "$TMP/no-such-dir/x.csv" -o "$TMP/t.txt" >"$TMP/out" 2>"$TMP/err"
+st=$?
+if [ $st -eq 3 ] && [ ! -e "$TMP/t.txt" ] && grep -qF "cannot write '$TMP/no-such-dir/x.csv'" "$TMP/err"; then
+	ok "--timeline into a missing directory: exit 3, and -o is not written either"
+else
+	bad "--timeline unwritable" "exit $st: $(head -c 300 "$TMP/err")"
+fi
+bad_input "--timeline with --reps" "--timeline" "--reps" -- run "$D/good.cfg" --reps 2 --timeline "$TMP/r.csv"
+bad_input "--timeline to compare" "--timeline" "tcpsim run" -- compare "$D/good.cfg" "$D/good.cfg" --timeline "$TMP/c.csv"
+bad_input "--timeline and -o the same file" "--timeline" "$TMP/same" -- run "$D/good.cfg" --timeline "$TMP/same" -o "$TMP/same"
+bad_input "--timeline-ms without --timeline" "--timeline-ms" "only with --timeline" -- run "$D/good.cfg" --timeline-ms 5
+bad_input "--timeline-ms 0" "--timeline-ms 0" "1 to 1000" -- run "$D/good.cfg" --timeline "$TMP/z.csv" --timeline-ms 0
+bad_input "--timeline-step longer than the timeline" "steps" "fewer than 1" -- run "$D/good.cfg" --timeline "$TMP/z.csv" --timeline-ms 1 --timeline-step 5000
 "$TCPSIM" compare "$D/good.cfg" "$D/good.cfg" -s link.mtu=9000 >"$TMP/out" 2>"$TMP/err"
 st=$?
 if [ $st -eq 0 ] && grep -q '   netperf.Throughput_Mbps$' "$TMP/out" && grep -q 'new:  .*-s link.mtu=9000' "$TMP/out"; then

@@ -498,6 +498,35 @@ expect_eq "$(awk '$2 == "samples" || $2 == "ksys_read" { print $2, $3, $4 }' "$T
 	"samples 1 2;ksys_read 100.0 50.0;" "wakeups-live --parse-profile --send-cpu 3"
 expect_fail "wakeups-live --parse-profile of a file without those CPUs" 1 "no samples on CPU 5" bash $WL --parse-profile "$T/perf.txt" --send-cpu 5 --recv-cpu 6
 expect_fail "wakeups-live --gaps --profile" 2 "one at a time" bash $WL --gaps --profile
+expect_fail "wakeups-live --gaps --startup" 2 "one at a time" bash $WL --gaps --startup 10
+expect_fail "wakeups-live --startup 0" 2 "--startup '0': not a whole number of ms" bash $WL --startup 0
+expect_fail "wakeups-live --startup-step 0" 2 "--startup-step '0'" bash $WL --startup 10 --startup-step 0
+expect_fail "wakeups-live --startup too many steps" 2 "more than 10000 steps" bash $WL --startup 1000 --startup-step 1
+# --parse-startup: the bulk connection (cookies 3 and 4) told from the
+# control one (1 and 2) by its volume; time 0 at its first data segment;
+# per 100 us the segments, kB and ACKs, the sender's last cwnd, ssthresh,
+# srtt, snd_wnd, the receiver's rcv_wnd and rcvbuf after its growth
+cat >"$T/start.trace" <<'EOF_TRACE'
+# tracer: nop
+          iperf3-200     [001] ..s1.   100.000000: tcp_probe: family=AF_INET src=127.0.0.1:5201 dest=127.0.0.1:40000 mark=0x0 data_len=37 snd_nxt=0x1 snd_una=0x1 snd_cwnd=10 ssthresh=2147483647 snd_wnd=65536 srtt=0 rcv_wnd=65536 sock_cookie=1 skbaddr=0 skaddr=0
+          iperf3-201     [000] ..s1.   100.000010: tcp_probe: family=AF_INET src=127.0.0.1:40000 dest=127.0.0.1:5201 mark=0x0 data_len=0 snd_nxt=0x1 snd_una=0x1 snd_cwnd=10 ssthresh=2147483647 snd_wnd=65536 srtt=9 rcv_wnd=65536 sock_cookie=2 skbaddr=0 skaddr=0
+          iperf3-201     [000] ..s1.   100.001000: tcp_probe: family=AF_INET src=127.0.0.1:5201 dest=127.0.0.1:40002 mark=0x0 data_len=14480 snd_nxt=0x1 snd_una=0x1 snd_cwnd=10 ssthresh=2147483647 snd_wnd=65536 srtt=0 rcv_wnd=65160 sock_cookie=3 skbaddr=0 skaddr=0
+          iperf3-201     [000] ..s1.   100.001020: tcp_probe: family=AF_INET src=127.0.0.1:40002 dest=127.0.0.1:5201 mark=0x0 data_len=0 snd_nxt=0x1 snd_una=0x1 snd_cwnd=10 ssthresh=2147483647 snd_wnd=65536 srtt=30 rcv_wnd=65536 sock_cookie=4 skbaddr=0 skaddr=0
+          iperf3-201     [000] ..s1.   100.001150: tcp_probe: family=AF_INET src=127.0.0.1:5201 dest=127.0.0.1:40002 mark=0x0 data_len=14480 snd_nxt=0x1 snd_una=0x1 snd_cwnd=10 ssthresh=2147483647 snd_wnd=65536 srtt=0 rcv_wnd=50680 sock_cookie=3 skbaddr=0 skaddr=0
+          iperf3-201     [000] ..s1.   100.001160: tcp_probe: family=AF_INET src=127.0.0.1:40002 dest=127.0.0.1:5201 mark=0x0 data_len=0 snd_nxt=0x1 snd_una=0x1 snd_cwnd=20 ssthresh=2147483647 snd_wnd=65536 srtt=31 rcv_wnd=65536 sock_cookie=4 skbaddr=0 skaddr=0
+          iperf3-200     [001] .....   100.001250: tcp_rcvbuf_grow: time=200 rtt_us=200 copied=28960 inq=0 space=14600 ooo=0 scaling_ratio=200 rcvbuf=262144 rcv_ssthresh=64000 window_clamp=200000 rcv_wnd=65160 family=AF_INET sport=5201 dport=40002 saddr=127.0.0.1 daddr=127.0.0.1 saddrv6=::1 daddrv6=::1 skaddr=0 sock_cookie=3
+          iperf3-201     [000] ..s1.   100.001300: tcp_probe: family=AF_INET src=127.0.0.1:40002 dest=127.0.0.1:5201 mark=0x0 data_len=0 snd_nxt=0x1 snd_una=0x1 snd_cwnd=18 ssthresh=14 snd_wnd=131072 srtt=33 rcv_wnd=65536 sock_cookie=4 skbaddr=0 skaddr=0
+          iperf3-201     [000] ..s1.   100.002500: tcp_probe: family=AF_INET src=127.0.0.1:40002 dest=127.0.0.1:5201 mark=0x0 data_len=0 snd_nxt=0x1 snd_una=0x1 snd_cwnd=99 ssthresh=14 snd_wnd=131072 srtt=33 rcv_wnd=65536 sock_cookie=4 skbaddr=0 skaddr=0
+EOF_TRACE
+bash $WL --parse-startup "$T/start.trace" --startup 1 >"$T/start.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "wakeups-live --parse-startup"
+expect_eq "$(awk '$2 ~ /^[0-9]+\.[0-9]+$/ && NF == 11 { print $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }' "$T/start.out" | sed -n '1p;2p;3p;4p;10p' | tr '\n' ';')" \
+	"0.100 1 14.1 1 10 2147483647 30 65536 65160 -;0.200 1 14.1 1 20 2147483647 31 65536 50680 -;0.300 0 0.0 0 20 2147483647 31 65536 50680 262144;0.400 0 0.0 1 18 14 33 131072 50680 262144;1.000 0 0.0 0 18 14 33 131072 50680 262144;" \
+	"wakeups-live --parse-startup: the steps"
+grep -q '^#   slow start ended at 0.300 ms, cwnd 18, ssthresh 14; the largest cwnd in 1 ms: 20$' "$T/start.out" && ok || bad "wakeups-live --parse-startup: $(tail -3 "$T/start.out")"
+grep -q '^#        0.250      200     28960         0     14600     262144$' "$T/start.out" && ok || bad "wakeups-live --parse-startup: the growth $(grep -A2 grows "$T/start.out")"
+printf '# tracer: nop\n' >"$T/empty.trace"
+expect_fail "wakeups-live --parse-startup of a trace without the connection" 1 "no data connection in the trace" bash $WL --parse-startup "$T/empty.trace"
 expect_fail "wakeups-live --offload with a bad value" 2 "not tso=, gso= or gro= with on or off" bash $WL --offload tso=maybe
 expect_fail "wakeups-live --offload with an unknown feature" 2 "not tso=, gso= or gro= with on or off" bash $WL --offload lro=off
 if [ "$(id -u)" = 0 ]; then

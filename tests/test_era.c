@@ -72,6 +72,44 @@ static double rx_tcp_pct(const struct metrics *m)
 	return m->host_cat_pct[0][COST_RX_TCP];
 }
 
+/* The timeline (run --timeline) records the first connection's start as
+ * tcp_probe would: from its first data, the sender's cwnd under an
+ * infinite ssthresh while slow start lasts, growing; and recording it
+ * changes nothing in the run. */
+static void test_timeline_records_the_start(void **state)
+{
+	struct scenario sc;
+	struct metrics plain, rec;
+	struct timeline_step steps[50] = {{0}};
+	struct timeline tl = {.step_ns = 100000, .nsteps = 50, .t0 = -1, .steps = steps};
+	struct tcpsim_err err = {0};
+	double first_cwnd = 0, max_cwnd = 0;
+	uint64_t bytes = 0;
+	(void)state;
+
+	base(&sc, "6.18");
+	assert_int_equal(tcpsim_run(&sc, &plain, &err), TCPSIM_OK);
+	assert_int_equal(tcpsim_run_timeline(&sc, &rec, &tl, &err), TCPSIM_OK);
+	assert_true(m_of(&plain, "throughput_mbps") == m_of(&rec, "throughput_mbps"));
+	assert_true(plain.events == rec.events);
+	assert_true(tl.t0 >= 0);
+	assert_true(steps[0].segs > 0); /* time 0 is the first data */
+	for (int k = 0; k < tl.nsteps; k++) {
+		bytes += steps[k].bytes;
+		if (!steps[k].snd)
+			continue;
+		if (first_cwnd == 0) {
+			first_cwnd = steps[k].cwnd;
+			assert_true(steps[k].ssthresh == TIMELINE_INFINITE_SSTHRESH);
+		}
+		if (steps[k].cwnd > max_cwnd)
+			max_cwnd = steps[k].cwnd;
+	}
+	if (!(first_cwnd >= 10 && max_cwnd > first_cwnd && bytes > 0))
+		fail_msg("cwnd %g at the first ACK, at most %g in 5 ms; %llu bytes", first_cwnd, max_cwnd,
+			 (unsigned long long)bytes);
+}
+
 static void test_no_prequeue_since_4_14(void **state)
 {
 	struct scenario sc;
@@ -599,6 +637,7 @@ int main(void)
 		cmocka_unit_test(test_backlog_runs_what_its_packets_send),
 		cmocka_unit_test(test_eevdf_run_to_parity),
 		cmocka_unit_test(test_hystart_ends_slow_start_on_lo),
+		cmocka_unit_test(test_timeline_records_the_start),
 		cmocka_unit_test(test_rcvbuf_autotuning_by_era),
 		cmocka_unit_test(test_vm_halt_poll),
 		cmocka_unit_test(test_ack_takes_the_ip_layer_since_4_0),

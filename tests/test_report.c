@@ -17,8 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "metrics.h"
+#include "csvread.h"
 #include "report.h"
 
 /* ---- helpers --------------------------------------------------------- */
@@ -220,6 +222,73 @@ static void test_csv_extra_columns(void **state)
 	assert_string_equal(r.cell[0][METRIC_N + 1], metric_table[METRIC_N - 1].name);
 	assert_string_equal(r.cell[0][METRIC_ACKS_PER_FRAME + 2], "acks_per_frame");
 	free(text);
+}
+
+/* ---- timeline (run --timeline) ---------------------------------------- */
+
+struct tl_read {
+	char cell[8][10][24];
+	int rows;
+};
+
+static int tl_record(void *ctx, struct csvread_rec *rec, struct tcpsim_err *err)
+{
+	struct tl_read *r = ctx;
+	(void)err;
+	assert_int_equal(rec->n, 10);
+	assert_true(r->rows < 8);
+	for (int i = 0; i < rec->n; i++)
+		snprintf(r->cell[r->rows][i], sizeof(r->cell[0][0]), "%s", rec->field[i]);
+	r->rows++;
+	return TCPSIM_OK;
+}
+
+/* report_timeline's CSV read back by the library's own reader (csvread):
+ * the header, the counts per step, the values carried from the last step
+ * that saw one, empty cells before any, whole numbers exactly */
+static void test_timeline_round_trip(void **state)
+{
+	struct timeline_step steps[3] = {{0}};
+	struct timeline tl = {.step_ns = 250000, .nsteps = 3, .t0 = 0, .steps = steps};
+	struct tl_read r = {0};
+	struct tcpsim_err err = {0};
+	char path[] = "/tmp/test_report_tl_XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+	(void)state;
+
+	assert_true(fd >= 0);
+	steps[0] = (struct timeline_step){.segs = 3, .bytes = 3 * 1448, .rcv = true, .rcv_wnd = 65160};
+	steps[1] = (struct timeline_step){.acks = 2, .snd = true, .cwnd = 20.7, .ssthresh = TIMELINE_INFINITE_SSTHRESH,
+					  .srtt_us = 31, .snd_wnd = 1234567, .grow = true, .rcvbuf = 33554432};
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	assert_int_equal(report_timeline(f, &tl), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(csvread_file(path, "timeline", tl_record, &r, &err), TCPSIM_OK);
+	unlink(path);
+	assert_int_equal(r.rows, 4);
+	assert_string_equal(r.cell[0][0], "t_ms");
+	assert_string_equal(r.cell[0][9], "rcvbuf");
+	/* step 1: data only -- the sender's and the buffer's cells empty */
+	assert_string_equal(r.cell[1][0], "0.250");
+	assert_string_equal(r.cell[1][1], "3");
+	assert_string_equal(r.cell[1][2], "4.2");
+	assert_string_equal(r.cell[1][4], "");
+	assert_string_equal(r.cell[1][8], "65160");
+	assert_string_equal(r.cell[1][9], "");
+	/* step 2: an ACK (cwnd in whole segments) and a growth */
+	assert_string_equal(r.cell[2][3], "2");
+	assert_string_equal(r.cell[2][4], "20");
+	assert_string_equal(r.cell[2][5], "2147483647");
+	assert_string_equal(r.cell[2][7], "1234567");
+	assert_string_equal(r.cell[2][8], "65160");
+	assert_string_equal(r.cell[2][9], "33554432");
+	/* step 3: nothing new -- counts 0, the last values carried */
+	assert_string_equal(r.cell[3][0], "0.750");
+	assert_string_equal(r.cell[3][1], "0");
+	assert_string_equal(r.cell[3][6], "31");
+	assert_string_equal(r.cell[3][9], "33554432");
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -480,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_csv_header_and_row),
 		cmocka_unit_test(test_csv_extra_columns),
 		cmocka_unit_test(test_json_round_trip),
+		cmocka_unit_test(test_timeline_round_trip),
 		cmocka_unit_test(test_table_netperf_row),
 		cmocka_unit_test(test_change_pct),
 		cmocka_unit_test(test_compare_layout),

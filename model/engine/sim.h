@@ -33,6 +33,7 @@
 #include "evq.h"
 #include "metrics.h"
 #include "scenario.h"
+#include "timeline.h"
 
 enum ctx { CTX_HARDIRQ, CTX_SOFTIRQ, CTX_PROCESS, CTX_N };
 
@@ -158,6 +159,9 @@ struct sim {
 	 * (the tests compare runs event by event) */
 	void (*trace)(void *ctx, const struct evq_ev *ev);
 	void *trace_ctx;
+	/* the first connection's start, step by step (timeline.h); NULL: not
+	 * recorded */
+	struct timeline *tl;
 
 	struct counters cnt;
 	bool stop;                   /* the run is over (duration or steady) */

@@ -314,8 +314,14 @@ static void rcvbuf_grow(struct tcp_conn *tc, int64_t copied)
 	}
 	rcvbuf = min64(tcp_space_from_win(tc, rcvwin), sc->rmem_max);
 	if (rcvbuf > tc->rcvbuf) {
+		struct timeline_step *ts;
 		tc->rcvbuf = rcvbuf;
 		tc->window_clamp = tcp_win_from_space(tc, rcvbuf);
+		if (tc->sim->tl && tc == &tc->sim->conns[0] &&
+		    (ts = timeline_step_at(tc->sim->tl, tc->sim->now, false)) != NULL) {
+			ts->grow = true; /* tcp:tcp_rcvbuf_grow */
+			ts->rcvbuf = rcvbuf;
+		}
 	}
 }
 

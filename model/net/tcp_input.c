@@ -188,6 +188,14 @@ static void queue_in_order(struct tcp_conn *tc, struct skb *skb)
 
 void tcp_rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb, bool direct)
 {
+	struct timeline_step *ts;
+
+	if (sim->tl && tc == &sim->conns[0] && (ts = timeline_step_at(sim->tl, sim->now, true)) != NULL) {
+		ts->segs++; /* tcp_probe: the socket's state as the skb reaches it */
+		ts->bytes += skb->len;
+		ts->rcv = true;
+		ts->rcv_wnd = tc->rcv_wnd;
+	}
 	if (skb->seq + skb->len <= tc->rcv_nxt) {
 		/* all of it came before (a retransmission and its overtaken
 		 * original): drop it, D-SACK at once (tcp_send_dupack) */
@@ -320,6 +328,16 @@ static void ecn_rcv_ece(struct tcp_conn *tc)
 void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *ack)
 {
 	uint64_t ack_seq = ack->ack_seq;
+	struct timeline_step *ts;
+
+	if (sim->tl && tc == &sim->conns[0] && (ts = timeline_step_at(sim->tl, sim->now, false)) != NULL) {
+		ts->acks++; /* tcp_probe: before the ACK is processed */
+		ts->snd = true;
+		ts->cwnd = tc->snd_cwnd;
+		ts->ssthresh = tc->snd_ssthresh >= TIMELINE_INFINITE_SSTHRESH ? TIMELINE_INFINITE_SSTHRESH : tc->snd_ssthresh;
+		ts->srtt_us = tc->srtt_us8 >> 3;
+		ts->snd_wnd = (int64_t)(tc->snd_wnd_end - tc->snd_una);
+	}
 
 	if (ack->ts_at > tc->ts_recent_at) /* tcp_store_ts_recent */
 		tc->ts_recent_at = ack->ts_at;

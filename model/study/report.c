@@ -351,6 +351,48 @@ static void csv_number(FILE *f, int first, double v)
 	csv_field(f, first, buf);
 }
 
+/* ---- timeline (run --timeline) --------------------------------------- */
+
+/* v with printf's fmt ("%.0f": a whole number, exactly), or an empty cell
+ * for a non-finite value (none seen yet) */
+static void csv_fixed(FILE *f, int first, const char *fmt, double v)
+{
+	char buf[48] = "";
+	if (isfinite(v))
+		snprintf(buf, sizeof(buf), fmt, v);
+	csv_field(f, first, buf);
+}
+
+int report_timeline(FILE *f, const struct timeline *tl)
+{
+	static const char *const cols[] = {"t_ms", "segs", "kB", "acks", "cwnd", "ssthresh",
+					   "srtt_us", "snd_wnd", "rcv_wnd", "rcvbuf"};
+	const struct timeline_step *snd = NULL, *rcv = NULL, *grow = NULL;
+	const int ncols = (int)(sizeof(cols) / sizeof(cols[0]));
+
+	for (int i = 0; i < ncols; i++)
+		csv_field(f, i == 0, cols[i]);
+	fputc('\n', f);
+	for (int k = 0; k < tl->nsteps; k++) {
+		const struct timeline_step *s = &tl->steps[k];
+		snd = s->snd ? s : snd;
+		rcv = s->rcv ? s : rcv;
+		grow = s->grow ? s : grow;
+		csv_fixed(f, 1, "%.3f", (double)(k + 1) * (double)tl->step_ns / 1e6);
+		csv_fixed(f, 0, "%.0f", s->segs);
+		csv_fixed(f, 0, "%.1f", (double)s->bytes / 1024);
+		csv_fixed(f, 0, "%.0f", s->acks);
+		csv_fixed(f, 0, "%.0f", snd ? floor(snd->cwnd) : NAN); /* the kernel's whole segments */
+		csv_fixed(f, 0, "%.0f", snd ? floor(snd->ssthresh) : NAN);
+		csv_fixed(f, 0, "%.0f", snd ? (double)snd->srtt_us : NAN);
+		csv_fixed(f, 0, "%.0f", snd ? (double)snd->snd_wnd : NAN);
+		csv_fixed(f, 0, "%.0f", rcv ? (double)rcv->rcv_wnd : NAN);
+		csv_fixed(f, 0, "%.0f", grow ? (double)grow->rcvbuf : NAN);
+		fputc('\n', f);
+	}
+	return stream_status(f);
+}
+
 int report_csv_header(FILE *f, const char *const *extra_cols, int n)
 {
 	for (int i = 0; i < n; i++)

@@ -32,6 +32,7 @@
 #include <jansson.h>
 
 #include "metrics.h"
+#include "timeline.h"
 #include "scenario.h"
 
 /* netperf-style result block, LKP counters, mechanics, CPU profile, bottleneck. */
@@ -56,6 +57,11 @@ int report_json(FILE *f, const struct scenario *sc, const struct metrics *m);
  * Cai et al.'s (costcat.h).  flamegraph.pl and speedscope read it as is.
  */
 int report_folded(FILE *f, const struct scenario *sc, const struct metrics *m);
+/* The start a run recorded (timeline.h) as CSV: a header, then one row per
+ * step, the columns of tools/wakeups-live --startup (t_ms at the step's
+ * end; the sender's and receiver's values carried from the last step that
+ * saw one, empty before any); 0, or -1 if the stream failed. */
+int report_timeline(FILE *f, const struct timeline *tl);
 
 /* The same object as a jansson value; the caller owns the reference. */
 json_t *report_json_object(const struct scenario *sc, const struct metrics *m);
