@@ -158,14 +158,27 @@ static void test_nic_delay_same_trace(void **state)
 }
 
 /* A long fast wire: some 160 frames in flight each way, of which only the
- * oldest has its arrival event queued (netdev_nic.c's arrive_ev queues the
- * next one's with the key it took at its line time). */
+ * oldest has its arrival pending (netdev_nic.c's wire_run runs or queues
+ * the next one's with the key it took at its line time). */
 static void test_nic_long_wire_same_trace(void **state)
 {
 	struct scenario sc;
 	(void)state;
 
 	wire_work(&sc, "100Gbit", "20us");
+	same_trace(&sc, 300000);
+}
+
+/* The bench's 100 Gbit/s wire: some eight frames in flight each way, a
+ * frame's end and the oldest arrival one after the other (netdev_nic.c
+ * queues only the earlier of a port's two and runs the later inline when
+ * it comes next, wire_run). */
+static void test_nic_fast_wire_same_trace(void **state)
+{
+	struct scenario sc;
+	(void)state;
+
+	wire_work(&sc, "100Gbit", "1us");
 	same_trace(&sc, 300000);
 }
 
@@ -295,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_nic_same_trace),
 		cmocka_unit_test(test_nic_delay_same_trace),
 		cmocka_unit_test(test_nic_long_wire_same_trace),
+		cmocka_unit_test(test_nic_fast_wire_same_trace),
 		cmocka_unit_test(test_loopback_same_trace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

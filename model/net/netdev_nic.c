@@ -4,11 +4,11 @@
  *
  * Events: one per wire frame (the end of its serialisation, when the
  * transmitter takes the next frame), one more per frame when link.delay is
- * not zero (its arrival), one coalescing timer per port.  Of the arrivals
- * only the oldest frame in flight's is queued, and a frame's end or its
- * arrival that is the next event anyway is taken without a queue entry:
- * a burst of back-to-back frames is one event from the queue (tx_end_ev);
- * the order of events is the same.  The transmitter
+ * not zero (its arrival), one coalescing timer per port.  Of a port's
+ * frame end and oldest arrival only the earlier is queued, and the next
+ * one that is the next event anyway is taken without a queue entry: a
+ * burst of back-to-back frames and their arrivals is one event from the
+ * queue (wire_run); the order of events is the same.  The transmitter
  * keeps its clock in exact (double) nanoseconds so that rounding each
  * event to the integer clock never accumulates: back-to-back frames start
  * where the previous one ended, not where its event was rounded to.
@@ -101,9 +101,17 @@ struct nic_port {
 	double free_at_ns;       /* when the transmitter is free (exact) */
 	double busy_ns;          /* total line time used */
 	uint32_t on_wire;        /* frames sent toward the peer, not yet arrived */
-	/* those of them past their line time (link.delay > 0), oldest first:
-	 * only the oldest one's arrival event is queued (tx_end_ev) */
+	/* the frame on the wire while busy, its end's event key, and whether
+	 * that event is queued (else it waits behind fly_head's: wire_run) */
+	struct nic_pkt *tx_pkt;
+	sim_ns tx_end_at;
+	uint64_t tx_end_seq;
+	bool tx_queued;
+	/* the frames past their line time (link.delay > 0), oldest first, and
+	 * whether the oldest one's arrival is queued (else it waits behind the
+	 * frame end's) */
 	struct nic_pkt *fly_head, *fly_tail;
+	bool fly_queued;
 	uint64_t backlog_bytes;  /* payload queued (the queues' qdiscs and rings) not yet on the wire */
 
 	struct nic_queue *q;     /* host.queues of them */
@@ -403,117 +411,178 @@ static void tx_kick(struct sim *sim, struct nic_port *p)
 {
 	struct nic_pkt *pkt = tx_start(sim, p);
 
-	if (pkt)
-		sim_at(sim, sim_ns_round(p->free_at_ns), tx_end_ev, pkt, (uint64_t)p->host->id);
+	if (pkt) {
+		p->tx_pkt = pkt;
+		p->tx_end_at = sim_ns_round(p->free_at_ns);
+		p->tx_end_seq = sim_at(sim, p->tx_end_at, tx_end_ev, pkt, (uint64_t)p->host->id);
+		p->tx_queued = true;
+	}
 }
 
-/* The oldest frame in flight toward port arg arrives; the next one's
- * arrival event is queued (with the key it took at its line time).  With
- * evq.front_off every frame's event was queued at its line time (the
- * tests compare the two). */
+/*
+ * A port's wire events: the end of its frame's line time (tx_end_ev) and
+ * the arrival of its oldest frame in flight at the peer (arrive_ev, with
+ * link.delay).  Frames arrive in the order they left (one delay, line
+ * times in order), so of the frames in flight only the oldest one's
+ * arrival is pending, each next one's keeping the key (time, seq) it took
+ * at its line time (evq_seq_take: its place among the events at its time
+ * is that of a push there).  Of the port's two pending events at most the
+ * earlier one needs a queue entry: the later one waits beside the port
+ * (tx_queued, fly_queued false) and is due no earlier than that entry, so
+ * nothing queued or taken inline can pass it, and wire_run, which the
+ * entry's handler ends in, considers it next.  The order of events is that
+ * of one queued event per frame end and per arrival (evq.front_off, which
+ * the tests compare).
+ */
+static void arrive_ev(struct sim *sim, void *obj, uint64_t arg);
+
+/* The end of the line time of the port's frame p->tx_pkt: its TX
+ * completion, its arrival (at once without link.delay, else its key taken
+ * now and the frame queued in flight), the next frame started. */
+static void tx_end_one(struct sim *sim, struct nic_port *p)
+{
+	struct nic_pkt *pkt = p->tx_pkt, *next;
+
+	p->busy = false;
+	if (pkt->last) {
+		struct nic_queue *q = &p->q[pkt->txq];
+		q->done++; /* its TX completion is posted */
+		coal_event(sim, q, false);
+	}
+	if (sim->sc->delay_ns == 0) {
+		rx_arrive(sim, p->peer, pkt);
+	} else {
+		pkt->arrive_at = sim->now + sim->sc->delay_ns;
+		pkt->arrive_seq = evq_seq_take(&sim->evq);
+		pkt->next = NULL;
+		if (p->fly_head) {
+			p->fly_tail->next = pkt;
+		} else {
+			p->fly_head = pkt;
+			p->fly_queued = false;
+		}
+		p->fly_tail = pkt;
+	}
+	next = tx_start(sim, p);
+	if (next) { /* its end takes its seq where tx_kick would push it */
+		p->tx_pkt = next;
+		p->tx_end_at = sim_ns_round(p->free_at_ns);
+		p->tx_end_seq = evq_seq_take(&sim->evq);
+		p->tx_queued = false;
+	}
+}
+
+/* The oldest frame in flight from port p arrives at its peer. */
+static void arrive_one(struct sim *sim, struct nic_port *p)
+{
+	struct nic_pkt *pkt = p->fly_head;
+
+	p->fly_head = pkt->next;
+	if (!p->fly_head)
+		p->fly_tail = NULL;
+	rx_arrive(sim, p->peer, pkt);
+}
+
+/* Whether the port's next wire event is its frame's end (else the oldest
+ * arrival), by (time, seq); one of them is pending. */
+static bool wire_tx_first(const struct nic_port *p)
+{
+	const struct nic_pkt *a = p->fly_head;
+
+	if (!p->busy)
+		return false;
+	return !a || p->tx_end_at < a->arrive_at || (p->tx_end_at == a->arrive_at && p->tx_end_seq < a->arrive_seq);
+}
+
+/*
+ * Run the port's wire event (its frame's end if tx, else its oldest
+ * arrival), then its next one while that is the next event anyway
+ * (sim_next_inline): a burst of back-to-back frames and their arrivals,
+ * with the CPUs between chunks, is so one event from the queue, each
+ * frame's end and arrival at its own time, in the order their events
+ * would have run.  Then the earlier of the port's pending events is
+ * queued unless it is; the later one waits (see above).  The handler's
+ * last act.
+ */
+static void wire_run(struct sim *sim, struct nic_port *p, bool tx)
+{
+	uint64_t id = (uint64_t)p->host->id, peer = (uint64_t)p->peer->host->id;
+
+	for (;;) {
+		struct nic_pkt *a;
+
+		if (tx)
+			tx_end_one(sim, p);
+		else
+			arrive_one(sim, p);
+		if (!p->busy && !p->fly_head)
+			return;
+		tx = wire_tx_first(p);
+		a = p->fly_head;
+		if (tx) {
+			if (p->tx_queued)
+				return;
+			if (sim_next_inline(sim, p->tx_end_at, p->tx_end_seq, tx_end_ev, p->tx_pkt, id, NULL))
+				continue;
+			evq_push_seq(&sim->evq, p->tx_end_at, p->tx_end_seq, tx_end_ev, p->tx_pkt, id);
+			p->tx_queued = true;
+		} else {
+			if (p->fly_queued)
+				return;
+			if (sim_next_inline(sim, a->arrive_at, a->arrive_seq, arrive_ev, a, peer, NULL))
+				continue;
+			evq_push_seq(&sim->evq, a->arrive_at, a->arrive_seq, arrive_ev, a, peer);
+			p->fly_queued = true;
+		}
+		return;
+	}
+}
+
+/* A frame arrives at port arg.  With evq.front_off every frame's arrival
+ * was queued at its line time (the tests compare the two). */
 static void arrive_ev(struct sim *sim, void *obj, uint64_t arg)
 {
 	struct nic *nic = sim->dev_state;
 	struct nic_port *to = &nic->port[arg];
-	struct nic_pkt *pkt = obj, *next = pkt->next;
+	struct nic_pkt *pkt = obj;
 
-	if (!sim->evq.front_off) {
-		INVARIANT(to->peer->fly_head == pkt, "nic%d: a frame arrived out of its order on the wire",
-			  to->host->id);
-		to->peer->fly_head = next;
-		if (next)
-			evq_push_seq(&sim->evq, next->arrive_at, next->arrive_seq, arrive_ev, next, arg);
-		else
-			to->peer->fly_tail = NULL;
+	if (sim->evq.front_off) {
+		rx_arrive(sim, to, pkt);
+		return;
 	}
-	rx_arrive(sim, to, pkt);
+	INVARIANT(to->peer->fly_head == pkt && to->peer->fly_queued,
+		  "nic%d: a frame arrived out of its order on the wire", to->host->id);
+	to->peer->fly_queued = false;
+	wire_run(sim, to->peer, false);
 }
 
-/*
- * The end of a frame's line time: its TX completion, its arrival (at once
- * without link.delay), the next frame.
- *
- * With link.delay the frame arrives later: an event with the seq it takes
- * now (evq_seq_take), so its place among the events at its time is that
- * of a push here.  Frames arrive in the order they left (one delay, line
- * times in order), so only the oldest in flight has its event queued and
- * arrive_ev queues the next one's, with its own key: before it is due, as
- * the keys are in order, so the order of events is that of one event per
- * frame queued here, and the queue holds one arrival per direction however
- * many frames are in flight (at 100 Gbit/s some eight).
- *
- * The next frame's end takes its seq where tx_kick would push it.  Both
- * events are scheduled last, the arrival (the earlier key) first, and each
- * is taken here when it is the next event anyway (sim_next_inline): the
- * arrival when none is in flight and nothing queued or the next frame's
- * end comes before it, the next frame's end when nothing queued does; then
- * the loop goes on with that frame.  A burst of back-to-back frames with
- * the CPUs between chunks is so one event, its frames' ends and arrivals
- * at their own times, in the order their events would have run.
- */
+/* The end of port arg's frame's line time.  With evq.front_off each
+ * frame's arrival and the next frame's end are queued here, one event
+ * each. */
 static void tx_end_ev(struct sim *sim, void *obj, uint64_t arg)
 {
 	struct nic *nic = sim->dev_state;
 	struct nic_port *p = &nic->port[arg];
 	struct nic_pkt *pkt = obj;
-	uint64_t peer = (uint64_t)p->peer->host->id;
 
-	for (;;) {
-		struct nic_pkt *next, *arriving = NULL;
-		sim_ns at = 0, next_at = 0;
-		uint64_t seq = 0, next_seq = 0;
-
+	INVARIANT(p->busy && p->tx_pkt == pkt, "nic%d: the end of a frame not on the wire", p->host->id);
+	if (sim->evq.front_off) {
 		p->busy = false;
 		if (pkt->last) {
 			struct nic_queue *q = &p->q[pkt->txq];
-			q->done++; /* its TX completion is posted */
+			q->done++;
 			coal_event(sim, q, false);
 		}
-		if (sim->sc->delay_ns == 0) {
+		if (sim->sc->delay_ns == 0)
 			rx_arrive(sim, p->peer, pkt);
-		} else {
-			at = sim->now + sim->sc->delay_ns;
-			seq = evq_seq_take(&sim->evq);
-			if (sim->evq.front_off) { /* one event per frame, queued now */
-				evq_push_seq(&sim->evq, at, seq, arrive_ev, pkt, peer);
-				tx_kick(sim, p);
-				return;
-			}
-			pkt->arrive_at = at;
-			pkt->arrive_seq = seq;
-			pkt->next = NULL;
-			if (p->fly_head) {
-				p->fly_tail->next = pkt;
-				p->fly_tail = pkt;
-			} else {
-				arriving = pkt;
-			}
-		}
-		if (sim->evq.front_off) { /* its end queued as tx_kick queues it */
-			tx_kick(sim, p);
-			return;
-		}
-		next = tx_start(sim, p);
-		if (next) {
-			next_at = sim_ns_round(p->free_at_ns);
-			next_seq = evq_seq_take(&sim->evq);
-		}
-		if (arriving) {
-			if ((!next || at <= next_at) && sim_next_inline(sim, at, seq, arrive_ev, pkt, peer, NULL)) {
-				rx_arrive(sim, p->peer, pkt);
-			} else {
-				p->fly_head = p->fly_tail = pkt;
-				evq_push_seq(&sim->evq, at, seq, arrive_ev, pkt, peer);
-			}
-		}
-		if (!next)
-			return;
-		if (!sim_next_inline(sim, next_at, next_seq, tx_end_ev, next, arg, NULL)) {
-			evq_push_seq(&sim->evq, next_at, next_seq, tx_end_ev, next, arg);
-			return;
-		}
-		pkt = next;
+		else
+			evq_push_seq(&sim->evq, sim->now + sim->sc->delay_ns, evq_seq_take(&sim->evq), arrive_ev, pkt,
+				     (uint64_t)p->peer->host->id);
+		tx_kick(sim, p);
+		return;
 	}
+	p->tx_queued = false;
+	wire_run(sim, p, true);
 }
 
 /*
