@@ -314,14 +314,8 @@ static void rcvbuf_grow(struct tcp_conn *tc, int64_t copied)
 	}
 	rcvbuf = min64(tcp_space_from_win(tc, rcvwin), sc->rmem_max);
 	if (rcvbuf > tc->rcvbuf) {
-		struct timeline_step *ts;
 		tc->rcvbuf = rcvbuf;
 		tc->window_clamp = tcp_win_from_space(tc, rcvbuf);
-		if (tc->sim->tl && tc == &tc->sim->conns[0] &&
-		    (ts = timeline_step_at(tc->sim->tl, tc->sim->now, false)) != NULL) {
-			ts->grow = true; /* tcp:tcp_rcvbuf_grow */
-			ts->rcvbuf = rcvbuf;
-		}
 	}
 }
 
@@ -349,8 +343,15 @@ static void rcv_space_adjust(struct sim *sim, struct tcp_conn *tc)
 		copied = (int64_t)(tc->copied_seq - tc->space_seq);
 		if (host_kernel_at_least(tc->rcv_host, 6, 16))
 			copied -= (int64_t)(tc->rcv_nxt - tc->copied_seq);
-		if (copied > tc->space_bytes)
+		if (copied > tc->space_bytes) {
+			struct timeline_step *ts;
+			/* tcp:tcp_rcvbuf_grow fires here, with the buffer before the growth */
+			if (sim->tl && tc == &sim->conns[0] && (ts = timeline_step_at(sim->tl, sim->now, false)) != NULL) {
+				ts->grow = true;
+				ts->rcvbuf = tc->rcvbuf;
+			}
 			rcvbuf_grow(tc, copied);
+		}
 		tc->space_seq = tc->copied_seq;
 		tc->space_time = sim->now;
 		return;

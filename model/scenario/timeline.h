@@ -8,8 +8,9 @@
  * skbs, their bytes and the pure ACKs its sockets took, and keeps the last
  * values the step saw: the sender's cwnd, ssthresh, srtt and snd_wnd as an
  * ACK reaches it (before the ACK is processed, as tcp_probe has them), the
- * receiver's advertised rcv_wnd as data reaches it, its rcvbuf after a
- * growth.  The caller owns the struct and its steps; the run fills them.
+ * receiver's advertised rcv_wnd as data reaches it, and its rcvbuf at
+ * each autotuning growth (tcp_rcv_space_adjust, 4.19+; the value before
+ * the growth, as the tracepoint reports it).  The caller owns the struct and its steps; the run fills them.
  */
 #ifndef TCPSIM_TIMELINE_H
 #define TCPSIM_TIMELINE_H
@@ -29,7 +30,7 @@ struct timeline_step {
 	double cwnd, ssthresh; /* the sender's at its last ACK in the step (segments) */
 	int64_t srtt_us, snd_wnd;
 	int64_t rcv_wnd;     /* the receiver's at its last data in the step */
-	int64_t rcvbuf;      /* after the last growth in the step */
+	int64_t rcvbuf;      /* at the last growth in the step, before it (as tcp_rcvbuf_grow reports it) */
 };
 
 struct timeline {
