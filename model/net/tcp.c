@@ -319,6 +319,13 @@ static void rcvbuf_grow(struct tcp_conn *tc, int64_t copied)
 	}
 }
 
+struct timeline_step *tcp_timeline_step(struct sim *sim, const struct tcp_conn *tc, bool data)
+{
+	if (!sim->tl || tc != &sim->conns[0])
+		return NULL;
+	return timeline_step_at(sim->tl, sim->now, data);
+}
+
 /* tcp_rcv_space_adjust: once per receiver RTT, grow rcvbuf to what the
  * application read in it.
  *  - before 4.19 here (3.x's rule): twice the bytes read, made a buffer by
@@ -346,7 +353,7 @@ static void rcv_space_adjust(struct sim *sim, struct tcp_conn *tc)
 		if (copied > tc->space_bytes) {
 			struct timeline_step *ts;
 			/* tcp:tcp_rcvbuf_grow fires here, with the buffer before the growth */
-			if (sim->tl && tc == &sim->conns[0] && (ts = timeline_step_at(sim->tl, sim->now, false)) != NULL) {
+			if ((ts = tcp_timeline_step(sim, tc, false)) != NULL) {
 				ts->grow = true;
 				ts->rcvbuf = tc->rcvbuf;
 			}

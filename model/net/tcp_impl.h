@@ -31,6 +31,10 @@ int64_t tcp_win_from_space(const struct tcp_conn *tc, int64_t space);
 int64_t tcp_space_from_win(const struct tcp_conn *tc, int64_t win);
 void tcp_rcv_rtt_sample(struct sim *sim, struct tcp_conn *tc, const struct skb *skb);
 void tcp_check_conn(const struct tcp_conn *tc);
+/* The timeline step now falls in for tc, or NULL: no timeline, not the
+ * first connection, or outside it (data: data reaching the receiving
+ * socket, which starts it; timeline.h) */
+struct timeline_step *tcp_timeline_step(struct sim *sim, const struct tcp_conn *tc, bool data);
 
 /* tcp_output.c (output) */
 void tcp_split_skb(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb, uint32_t len);

@@ -190,7 +190,7 @@ void tcp_rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct sk
 {
 	struct timeline_step *ts;
 
-	if (sim->tl && tc == &sim->conns[0] && (ts = timeline_step_at(sim->tl, sim->now, true)) != NULL) {
+	if ((ts = tcp_timeline_step(sim, tc, true)) != NULL) {
 		ts->segs++; /* tcp_probe: the socket's state as the skb reaches it */
 		ts->bytes += skb->len;
 		ts->rcv = true;
@@ -330,7 +330,7 @@ void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb
 	uint64_t ack_seq = ack->ack_seq;
 	struct timeline_step *ts;
 
-	if (sim->tl && tc == &sim->conns[0] && (ts = timeline_step_at(sim->tl, sim->now, false)) != NULL) {
+	if ((ts = tcp_timeline_step(sim, tc, false)) != NULL) {
 		ts->acks++; /* tcp_probe: before the ACK is processed */
 		ts->snd = true;
 		ts->cwnd = tc->snd_cwnd;

@@ -342,19 +342,8 @@ static void csv_field(FILE *f, int first, const char *s)
 	csv_fwrite(f, s, strlen(s));
 }
 
-/* "%.6g", or an empty cell ("not measured") for a non-finite value. */
-static void csv_number(FILE *f, int first, double v)
-{
-	char buf[32] = "";
-	if (isfinite(v))
-		snprintf(buf, sizeof(buf), "%.6g", v);
-	csv_field(f, first, buf);
-}
-
-/* ---- timeline (run --timeline) --------------------------------------- */
-
 /* v with printf's fmt ("%.0f": a whole number, exactly), or an empty cell
- * for a non-finite value (none seen yet) */
+ * ("not measured", none seen yet) for a non-finite value. */
 static void csv_fixed(FILE *f, int first, const char *fmt, double v)
 {
 	char buf[48] = "";
@@ -362,6 +351,14 @@ static void csv_fixed(FILE *f, int first, const char *fmt, double v)
 		snprintf(buf, sizeof(buf), fmt, v);
 	csv_field(f, first, buf);
 }
+
+/* "%.6g", or an empty cell for a non-finite value. */
+static void csv_number(FILE *f, int first, double v)
+{
+	csv_fixed(f, first, "%.6g", v);
+}
+
+/* ---- timeline (run --timeline) --------------------------------------- */
 
 int report_timeline(FILE *f, const struct timeline *tl)
 {
