@@ -256,13 +256,13 @@ expect_fail "procstat incomplete snapshot" 1 "$T/half/softirqs" "$BIN/procstat" 
 # --- primcost: the machine's primitive costs (a quick run) -----------------
 "$BIN/primcost" --quick -o "$T/pc.csv" >"$T/pc.out" 2>"$T/err"
 expect_eq "$?:$(cat "$T/err")" "0:" "primcost --quick"
-expect_eq "$(awk 'END { print NR }' "$T/pc.csv")" 12 "primcost: header + 11 primitives"
+expect_eq "$(awk 'END { print NR }' "$T/pc.csv")" 13 "primcost: header + 12 primitives"
 for p in idle_poll idle_exit; do # a window and a latency: zero is a measurement
 	v=$(field "$T/pc.csv" primitive $p ns)
 	if awk -v v="$v" 'BEGIN { exit !(v ~ /^[0-9.e+-]+$/ && v + 0 >= 0) }'; then ok; else bad "primcost $p: ns '$v' is not a number >= 0"; fi
 done
 for p in timer_irq wake_idle_waker wake_idle_latency wake_busy_waker wake_busy_latency \
-	wake_same_waker wake_same_latency syscall copy_byte; do
+	wake_same_waker wake_same_latency syscall copy_byte line_xfer; do
 	v=$(field "$T/pc.csv" primitive $p ns)
 	if awk -v v="$v" 'BEGIN { exit !(v ~ /^[0-9.e+-]+$/ && v + 0 > 0) }'; then ok; else bad "primcost $p: ns '$v' is not a positive number"; fi
 	grep -q "^$p " "$T/pc.out" && ok || bad "primcost table lacks $p"

@@ -27,6 +27,11 @@
  *   syscall           getppid() (never cached by glibc), per call
  *   copy_byte         memcpy of a 64 KB buffer into another (both cache-hot),
  *                     per byte
+ *   line_xfer         one cache line handed from A to B: a thread on A and one
+ *                     on B take turns incrementing a counter alone on its line
+ *                     (each spins until the other's increment shows), half a
+ *                     round trip -- what a CPU pays for each line of shared
+ *                     state (a socket's, an skb's) the other CPU wrote last
  *   idle_poll         how long after the reader blocked a wakeup still finds
  *                     B polling (no IPI, set_nr_if_polling): the waker's cost
  *                     over gaps of 0..200 us from the reader's read() (the
@@ -125,7 +130,7 @@ static const char usage_text[] =
 
 enum prim {
 	P_TIMER, P_WAKE_IDLE_WAKER, P_WAKE_IDLE_LAT, P_WAKE_BUSY_WAKER, P_WAKE_BUSY_LAT,
-	P_WAKE_SAME_WAKER, P_WAKE_SAME_LAT, P_SYSCALL, P_COPY, P_IDLE_POLL, P_IDLE_EXIT, P_N
+	P_WAKE_SAME_WAKER, P_WAKE_SAME_LAT, P_SYSCALL, P_COPY, P_LINE_XFER, P_IDLE_POLL, P_IDLE_EXIT, P_N
 };
 
 static const struct {
@@ -140,6 +145,7 @@ static const struct {
 	[P_WAKE_SAME_LAT] = {"wake_same_latency", "per wakeup"},
 	[P_SYSCALL] = {"syscall", "per call"},
 	[P_COPY] = {"copy_byte", "per byte"},
+	[P_LINE_XFER] = {"line_xfer", "per line"},
 	[P_IDLE_POLL] = {"idle_poll", "window"},
 	[P_IDLE_EXIT] = {"idle_exit", "per wakeup"},
 };
@@ -568,6 +574,67 @@ static int measure_syscall_copy(struct primcost *pc, int r, const char **why)
 	return 0;
 }
 
+/* -------------------------------------------------------- line_xfer */
+
+/* The counter alone on its line: A writes odd values, B even ones. */
+struct line_pp {
+	_Alignas(64) atomic_long turn;
+	char pad[64 - sizeof(atomic_long)];
+	long n;
+	int cpu;
+	int pinned; /* B's pin: 0 done, -1 failed */
+};
+
+static void *line_pong(void *arg)
+{
+	struct line_pp *lp = arg;
+	lp->pinned = pin(lp->cpu) == 0 ? 0 : -1;
+	atomic_store(&lp->turn, lp->pinned ? -1 : 0); /* B is ready (or failed) */
+	if (lp->pinned)
+		return NULL;
+	for (long i = 0; i < lp->n; i++) {
+		while (atomic_load_explicit(&lp->turn, memory_order_acquire) != 2 * i + 1)
+			;
+		atomic_store_explicit(&lp->turn, 2 * i + 2, memory_order_release);
+	}
+	return NULL;
+}
+
+static int measure_line_xfer(struct primcost *pc, int r, const char **why)
+{
+	static struct line_pp lp;
+	pthread_t th;
+
+	if (pin(pc->cpu_a) != 0) {
+		*why = "cannot pin to CPU A";
+		return -1;
+	}
+	lp.n = (long)(200000 * pc->scale);
+	lp.cpu = pc->cpu_b;
+	atomic_store(&lp.turn, -2);
+	if (pthread_create(&th, NULL, line_pong, &lp) != 0) {
+		*why = "cannot start a thread";
+		return -1;
+	}
+	while (atomic_load(&lp.turn) == -2)
+		;
+	if (lp.pinned) {
+		pthread_join(th, NULL);
+		*why = "cannot pin to CPU B";
+		return -1;
+	}
+	double t0 = now_ns();
+	for (long i = 0; i < lp.n; i++) {
+		atomic_store_explicit(&lp.turn, 2 * i + 1, memory_order_release);
+		while (atomic_load_explicit(&lp.turn, memory_order_acquire) != 2 * i + 2)
+			;
+	}
+	double el = now_ns() - t0;
+	pthread_join(th, NULL);
+	pc->round_ns[P_LINE_XFER][r] = el / (2.0 * (double)lp.n);
+	return 0;
+}
+
 /* ------------------------------------------------------------ output */
 
 static double cpuinfo_mhz(void)
@@ -617,7 +684,8 @@ static int write_out(const struct primcost *pc, const double *med, const double 
 		snprintf(c[2], 64, "%d", pc->rounds);
 		snprintf(c[3], 64, "%.6g", lo[p]);
 		snprintf(c[4], 64, "%.6g", hi[p]);
-		int cross = (p >= P_WAKE_IDLE_WAKER && p <= P_WAKE_BUSY_LAT) || p == P_IDLE_POLL || p == P_IDLE_EXIT;
+		int cross = (p >= P_WAKE_IDLE_WAKER && p <= P_WAKE_BUSY_LAT) || p == P_LINE_XFER || p == P_IDLE_POLL ||
+			    p == P_IDLE_EXIT;
 		if (cross)
 			snprintf(c[5], 64, "%d->%d", pc->cpu_a, pc->cpu_b);
 		else
@@ -1013,7 +1081,7 @@ int main(int argc, char **argv)
 		return wake_gaps_main(&pc, wake_gaps);
 	const char *why = NULL;
 	for (int r = 0; r < pc.rounds; r++) {
-		if (measure_syscall_copy(&pc, r, &why) || measure_timer(&pc, r, &why) ||
+		if (measure_syscall_copy(&pc, r, &why) || measure_line_xfer(&pc, r, &why) || measure_timer(&pc, r, &why) ||
 		    measure_wake(&pc, r, pc.cpu_b, 0, P_WAKE_IDLE_WAKER, P_WAKE_IDLE_LAT, &why) ||
 		    measure_wake(&pc, r, pc.cpu_b, 1, P_WAKE_BUSY_WAKER, P_WAKE_BUSY_LAT, &why) ||
 		    measure_wake(&pc, r, pc.cpu_a, 0, P_WAKE_SAME_WAKER, P_WAKE_SAME_LAT, &why) ||
