@@ -268,8 +268,8 @@ static void test_recorded_delta(void **state)
 	CLOSE(d.row_per_s[PR_CAL][1], 6853.105113939497, 1e-9);
 	CLOSE(d.row_per_s[PR_NET_RX][0] + d.row_per_s[PR_NET_RX][1], d.netrx_per_s, 1e-12);
 	/* TcpExt: the recorded pair's counters, before (all 0) and after */
-	static const uint64_t tcpext_after[PROCSTAT_TCPEXT_N] = {47759, 32517, 33645, 607, 0,
-								  41293, 0, 0, 3, 2, 1};
+	static const uint64_t tcpext_after[PROCSTAT_TCPEXT_N] = {47759, 32517, 33645, 607, 0, 41293, 0, 0, 3,
+								  2,	 1,	0,     3,   0, 0, 1,	 0};
 	for (int i = 0; i < PROCSTAT_TCPEXT_N; i++) {
 		assert_int_equal(na.tcpext[i], 0);
 		assert_int_equal(nb.tcpext[i], tcpext_after[i]);

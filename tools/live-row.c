@@ -130,7 +130,9 @@ static const char *const rep_col_name[RC_N] = {
 	"tcpext_TCPBacklogCoalesce_per_s", "tcpext_TCPBacklogDrop_per_s",
 	"tcpext_TCPRcvCoalesce_per_s", "tcpext_DelayedACKs_per_s", "tcpext_TCPAutoCorking_per_s",
 	"tcpext_TCPOFOQueue_per_s", "tcpext_TCPWantZeroWindowAdv_per_s",
-	"tcpext_TCPToZeroWindowAdv_per_s",
+	"tcpext_TCPToZeroWindowAdv_per_s", "tcpext_TCPSackRecovery_per_s", "tcpext_TCPSACKReorder_per_s",
+	"tcpext_TCPDSACKRecv_per_s", "tcpext_TCPDSACKUndo_per_s", "tcpext_TCPHystartTrainDetect_per_s",
+	"tcpext_TCPHystartDelayDetect_per_s",
 	"host_slow_pct",
 };
 

@@ -371,6 +371,9 @@ const char *const procstat_tcpext_names[PROCSTAT_TCPEXT_N] = {
 	"TCPHPHits",	    "TCPHPAcks",	"TCPPureAcks", "TCPBacklogCoalesce",
 	"TCPBacklogDrop",   "TCPRcvCoalesce",	"DelayedACKs", "TCPAutoCorking",
 	"TCPOFOQueue",	    "TCPWantZeroWindowAdv", "TCPToZeroWindowAdv",
+	/* loss recovery on a path that only reorders, and how slow start ended */
+	"TCPSackRecovery",  "TCPSACKReorder",	"TCPDSACKRecv", "TCPDSACKUndo",
+	"TCPHystartTrainDetect", "TCPHystartDelayDetect",
 };
 
 #define TCPEXT(i) {"TcpExt", NULL, offsetof(struct procstat_net, tcpext) + (i) * sizeof(uint64_t), 1}
@@ -380,10 +383,11 @@ static const struct snmp_want snmp_wanted[] = {
 	{"Tcp", "RetransSegs", offsetof(struct procstat_net, tcp_retrans_segs), 0},
 	{"TcpExt", "TCPOrigDataSent", offsetof(struct procstat_net, tcp_orig_data_sent), 0},
 	TCPEXT(0), TCPEXT(1), TCPEXT(2), TCPEXT(3), TCPEXT(4), TCPEXT(5),
-	TCPEXT(6), TCPEXT(7), TCPEXT(8), TCPEXT(9), TCPEXT(10),
+	TCPEXT(6), TCPEXT(7), TCPEXT(8), TCPEXT(9), TCPEXT(10), TCPEXT(11),
+	TCPEXT(12), TCPEXT(13), TCPEXT(14), TCPEXT(15), TCPEXT(16),
 };
 #undef TCPEXT
-_Static_assert(PROCSTAT_TCPEXT_N == 11, "snmp_wanted[] lists every TcpExt counter kept");
+_Static_assert(PROCSTAT_TCPEXT_N == 17, "snmp_wanted[] lists every TcpExt counter kept");
 
 /* The column name of a wanted counter (the TcpExt ones are named by procstat_tcpext_names). */
 static const char *want_column(size_t w)

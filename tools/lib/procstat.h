@@ -57,7 +57,7 @@ enum procstat_row {
  * TcpExt counters kept per namespace (/proc/net/netstat), in this order;
  * each is optional (older kernels lack some: TCPBacklogCoalesce is 5.0+).
  */
-enum { PROCSTAT_TCPEXT_N = 11 };
+enum { PROCSTAT_TCPEXT_N = 17 };
 extern const char *const procstat_tcpext_names[PROCSTAT_TCPEXT_N];
 
 /* The time columns of a /proc/stat cpu line, in its order (proc(5)). */
