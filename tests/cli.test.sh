@@ -112,6 +112,18 @@ else
 	bad "--format json" "exit $st: $(head -c 300 "$TMP/err")"
 fi
 # --folded: folded stacks beside the report, each whole or not written
+# side_file_unwritable OPTION FILE: `run --OPTION FILE -o OUT` with FILE in a
+# missing directory exits 3 naming FILE, and writes OUT neither
+side_file_unwritable() {
+	rm -f "$TMP/side-out.txt"
+	"$TCPSIM" run "$D/good.cfg" "$1" "$2" -o "$TMP/side-out.txt" >"$TMP/out" 2>"$TMP/err"
+	st=$?
+	if [ $st -eq 3 ] && [ ! -e "$TMP/side-out.txt" ] && grep -qF "cannot write '$2'" "$TMP/err"; then
+		ok "$1 into a missing directory: exit 3, and -o is not written either"
+	else
+		bad "$1 unwritable" "exit $st: $(head -c 300 "$TMP/err")"
+	fi
+}
 "$TCPSIM" run "$D/good.cfg" --folded "$TMP/cpu.folded" >"$TMP/out" 2>"$TMP/err"
 st=$?
 badlines=$(grep -cvE '^[^; ]+;(hardirq|softirq|process);(data_copy|tcp/ip|netdev|skb|mm|lock|sched|etc);[a-z_]+ [1-9][0-9]*$' "$TMP/cpu.folded")
@@ -121,13 +133,7 @@ if [ $st -eq 0 ] && grep -q 'Throughput' "$TMP/out" && [ -s "$TMP/cpu.folded" ] 
 else
 	bad "--folded" "exit $st, $badlines bad lines: $(head -c 300 "$TMP/err" "$TMP/cpu.folded")"
 fi
-"$TCPSIM" run "$D/good.cfg" --folded "$TMP/no-such-dir/x.folded" -o "$TMP/f.txt" >"$TMP/out" 2>"$TMP/err"
-st=$?
-if [ $st -eq 3 ] && [ ! -e "$TMP/f.txt" ] && grep -qF "cannot write '$TMP/no-such-dir/x.folded'" "$TMP/err"; then
-	ok "--folded into a missing directory: exit 3, and -o is not written either"
-else
-	bad "--folded unwritable" "exit $st: $(head -c 300 "$TMP/err")"
-fi
+side_file_unwritable --folded "$TMP/no-such-dir/x.folded"
 bad_input "--folded with --reps" "--folded" "--reps" -- run "$D/good.cfg" --reps 2 --folded "$TMP/r.folded"
 bad_input "--folded to compare" "--folded" "tcpsim run" -- compare "$D/good.cfg" "$D/good.cfg" --folded "$TMP/c.folded"
 bad_input "--folded and -o the same file" "--folded" "$TMP/same" -- run "$D/good.cfg" --folded "$TMP/same" -o "$TMP/same"
@@ -142,13 +148,7 @@ if [ $st -eq 0 ] && grep -q 'Throughput' "$TMP/out" && [ "$(wc -l <"$TMP/start.c
 else
 	bad "--timeline" "exit $st: $(head -c 300 "$TMP/err" "$TMP/start.csv")"
 fi
-"$TCPSIM" run "$D/good.cfg" --timeline "$TMP/no-such-dir/x.csv" -o "$TMP/t.txt" >"$TMP/out" 2>"$TMP/err"
-st=$?
-if [ $st -eq 3 ] && [ ! -e "$TMP/t.txt" ] && grep -qF "cannot write '$TMP/no-such-dir/x.csv'" "$TMP/err"; then
-	ok "--timeline into a missing directory: exit 3, and -o is not written either"
-else
-	bad "--timeline unwritable" "exit $st: $(head -c 300 "$TMP/err")"
-fi
+side_file_unwritable --timeline "$TMP/no-such-dir/x.csv"
 bad_input "--timeline with --reps" "--timeline" "--reps" -- run "$D/good.cfg" --reps 2 --timeline "$TMP/r.csv"
 bad_input "--timeline to compare" "--timeline" "tcpsim run" -- compare "$D/good.cfg" "$D/good.cfg" --timeline "$TMP/c.csv"
 bad_input "--timeline and -o the same file" "--timeline" "$TMP/same" -- run "$D/good.cfg" --timeline "$TMP/same" -o "$TMP/same"
