@@ -459,6 +459,21 @@ v=$(sed -n 's/^#   fit points: //p' "$T/gaps.out")
 expect_eq "$?:$(cat "$T/err")" "0:" "primcost --fit-cheap-at the parsed points"
 expect_fail "wakeups-live --parse-gaps without a pid" 2 "needs --server-pid" bash $WL --parse-gaps "$T/gaps.trace"
 expect_fail "primcost --fit-cheap-at one point" 2 "take GAP_US:PERCENT" "$BIN/primcost" --fit-cheap-at 1:50
+# --parse-tcpinfo: the bulk connection in `ss -tmniO state established`
+# output is the client's socket with the most bytes acked (not the control
+# connection's) and the :5201 socket with the most bytes received;
+# rwnd_limited and sndbuf_limited are absent until nonzero
+cat >"$T/ss.txt" <<'SS'
+0      0               127.0.0.1:41622          127.0.0.1:5201  skmem:(r0,rb131072,t0,tb332800,f0,w0,o0,bl0,d0) cubic wscale:10,10 rto:204 rtt:0.065/0.051 mss:8948 cwnd:10 bytes_sent:162 bytes_acked:163 bytes_received:4 busy:44ms app_limited snd_wnd:63488
+0      0               127.0.0.1:41638          127.0.0.1:5201  skmem:(r0,rb131072,t0,tb2196480,f0,w0,o0,bl0,d0) cubic wscale:10,10 rto:204 rtt:0.015/0.007 mss:8948 cwnd:66 ssthresh:27 bytes_sent:1795256357 bytes_acked:1795248166 busy:2020ms rwnd_limited:1940ms(96.0%) snd_wnd:130048
+0      0      [::ffff:127.0.0.1]:5201  [::ffff:127.0.0.1]:41638 skmem:(r0,rb594005,t0,tb332800,f0,w0,o0,bl0,d1) cubic wscale:10,10 rto:204 mss:8948 cwnd:10 bytes_received:1795248165 rcv_space:208140
+0      0      [::ffff:127.0.0.1]:5201  [::ffff:127.0.0.1]:41622 skmem:(r0,rb131072,t0,tb332800,f0,w0,o0,bl0,d0) cubic wscale:10,10 rto:208 mss:8948 cwnd:10 bytes_sent:4 bytes_acked:4 bytes_received:162 busy:44ms
+SS
+bash $WL --parse-tcpinfo "$T/ss.txt" >"$T/ti.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "wakeups-live --parse-tcpinfo"
+expect_eq "$(tr '\n' ';' <"$T/ti.out")" "ti_busy 2020;ti_rwnd 1940;ti_sndbuf 0;ti_rb 594005;" "wakeups-live --parse-tcpinfo: the bulk connection's chrono and rcvbuf"
+head -2 "$T/ss.txt" >"$T/ss-nosrv.txt"
+expect_fail "wakeups-live --parse-tcpinfo without a receiver" 1 "no bulk connection" bash $WL --parse-tcpinfo "$T/ss-nosrv.txt"
 # --parse-profile: perf script samples (comm [cpu], then the call chain, leaf
 # first); per CPU the share of samples with each function on the stack, a
 # function counted once per sample however often it appears in the chain
