@@ -27,6 +27,10 @@
 # rows stays within minutes; the same settings are used for every
 # prediction.
 #
+# Environment: FIT (the keys fitted), WEIGHT, STARTS, FIT_TO=median|runs and
+# PERCALL=fit|costfit (step 0b below) choose the fit; the default is the
+# committed one.
+#
 # Run from anywhere after `make`; writes its results beside the CSV.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -99,6 +103,64 @@ GHZ=$(awk -F' *= *' '$1 == "ghz" { print $2; exit }' "scenarios/live/$M.cfg")
 		--x frame=frames_per_s --x ack=acks_per_s --x cal=rcv_cpu_cal_per_s --x swseg=segs_per_s@offload.tso=off
 } >"validation/live/$M.costfit.txt.tmp"
 mv "validation/live/$M.costfit.txt.tmp" "validation/live/$M.costfit.txt"
+
+# 0b. PERCALL=costfit (default: fit) holds the per-call and per-byte costs
+# in the fits below at what the same regression gives over the training
+# rows only (MTU 1500 and 65536, pinned apart), solved for the model's keys:
+# iperf3's writer makes one select() per 10 writes (IPERF3_MULTISEND,
+# model/app/app.c) and its reader one per read, so the writer's term is
+# syscall + poll / 10 and the reader's syscall + poll; one copy_byte serves
+# both copies, the mean of the two sides' cycles per KB.  The simulation
+# then fits only the stack's per-frame, per-ACK and scheduler costs.  Left
+# to the simulation alone (PERCALL=fit) the fit puts the work on the calls:
+# ~19,000 cycles a call and the frames near free, which the counters
+# contradict.  Neither is the committed default's better on every figure
+# (validation/live/README.md, "Two-stage calibration").
+PERCALL=${PERCALL:-fit}
+case $PERCALL in
+costfit)
+	ctf() { # SIDE TERMS...: the training rows' regression, one side
+		side=$1
+		shift
+		tools/bin/costfit "$CSV" --ghz "$GHZ" --y "${side}_cpu_busy_pct" --scenario "scenarios/live/$M-lo.cfg" \
+			--unless app.recv_cpu=0 --where link.mtu=1500,65536 "$@"
+	}
+	ctf snd --x write=writes_per_s --x kb=throughput_mbps*122.0703125 --x frame=frames_per_s --x ack=acks_per_s \
+		--x cs=cs_per_s --x swseg=segs_per_s@offload.tso=off >"$T/ctf-snd.txt"
+	ctf rcv --x read=writes_per_s --x kb=throughput_mbps*122.0703125 --x frame=frames_per_s --x ack=acks_per_s \
+		--x cal=rcv_cpu_cal_per_s --x swseg=segs_per_s@offload.tso=off >"$T/ctf-rcv.txt"
+	term() { awk -v t="$2" '$1 == t && $2 ~ /_per_s|_mbps/ { print $(NF - 2); exit }' "$1"; }
+	W=$(term "$T/ctf-snd.txt" write)
+	R=$(term "$T/ctf-rcv.txt" read)
+	KS=$(term "$T/ctf-snd.txt" kb)
+	KR=$(term "$T/ctf-rcv.txt" kb)
+	if [ -z "$W" ] || [ -z "$R" ] || [ -z "$KS" ] || [ -z "$KR" ]; then
+		echo "validate.sh: costfit over the training rows gave no write, read or kb term" >&2
+		exit 1
+	fi
+	awk -v w="$W" -v r="$R" -v ks="$KS" -v kr="$KR" 'BEGIN {
+		poll = (r - w) / 0.9; sys = w - poll / 10; cb = (ks + kr) / 2 / 1024
+		if (poll <= 0 || sys <= 0 || cb <= 0) exit 1
+		printf "[cost]\nsyscall = %.1f\npoll = %.1f\ncopy_byte = %.4f\n", sys, poll, cb
+	}' >"$T/percall.cfg" ||
+		{ echo "validate.sh: the training rows' regression gives a cost <= 0 (write $W, read $R, kb $KS/$KR)" >&2; exit 1; }
+	cat "$T/percall.cfg" >>"$T/run.cfg"
+	FIT=$(echo "$FIT" | tr ',' '\n' | grep -v -x -e cost.syscall -e cost.poll -e cost.copy_byte | paste -s -d, -)
+	{
+		echo
+		echo "Over the training rows only (MTU 1500 and 65536), the same two regressions;"
+		echo "validate.sh holds what they give for the model's per-call and per-byte keys"
+		echo "(the writer's term = syscall + poll / 10, the reader's = syscall + poll,"
+		echo "copy_byte = the two sides' cycles per KB, averaged, / 1024) and fits the rest:"
+		echo
+		sed -n '/^term/,/^$/p' "$T/ctf-snd.txt"
+		sed -n '/^term/,/^$/p' "$T/ctf-rcv.txt"
+		sed -n '2,$p' "$T/percall.cfg"
+	} >>"validation/live/$M.costfit.txt"
+	;;
+fit) ;;
+*) echo "validate.sh: PERCALL=$PERCALL: costfit or fit" >&2; exit 2 ;;
+esac
 "$F" "$CSV" --scenario "scenarios/live/$M-veth.cfg" -o "$T/veth.csv"
 "$F" "$T/lo.csv" --where link.mtu=1500,65536 -o "$T/train.csv"
 
@@ -110,6 +172,14 @@ mv "validation/live/$M.costfit.txt.tmp" "validation/live/$M.costfit.txt"
 # shellcheck disable=SC2086
 ./tcpsim calibrate "$T/train.csv" $REPS --fit-to "$FIT_TO" --profile "$T/run.cfg" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" \
 	-o "validation/live/$M.fitted.cfg"
+if [ -f "$T/percall.cfg" ]; then
+	# the held keys belong to the profile too (the file ends in [cost])
+	{
+		echo
+		echo "; held, not fitted: the training rows' counter regression ($M.costfit.txt; validate.sh, PERCALL=costfit)"
+		sed -n '2,$p' "$T/percall.cfg"
+	} >>"validation/live/$M.fitted.cfg"
+fi
 # the fitted costs and the run settings, one profile
 { cat "$T/run.cfg"; echo; cat "validation/live/$M.fitted.cfg"; } >"$T/pred.cfg"
 # shellcheck disable=SC2086
