@@ -54,7 +54,20 @@ struct measure {
 	uint64_t bufsig;           /* buffer_signature() at the start */
 	double buftotal;           /* buffer_total() at the start */
 	int restarts;              /* measurement restarted by autotuning */
+	sim_ns chrono_busy, chrono_rwnd; /* the connections' tcp_chrono at the start */
 };
+
+/* The connections' tcp_chrono totals (busy, and rwnd-limited of it) now. */
+static void chrono_sum(const struct sim *sim, sim_ns *busy, sim_ns *rwnd)
+{
+	*busy = *rwnd = 0;
+	for (int i = 0; i < sim->nconns; i++) {
+		sim_ns b, r;
+		tcp_chrono_read(&sim->conns[i], sim->now, &b, &r);
+		*busy += b;
+		*rwnd += r;
+	}
+}
 
 /* The socket buffers autotuning changes, summed over the connections. */
 static uint64_t buffer_signature(const struct sim *sim)
@@ -118,6 +131,7 @@ static void measure_start(struct sim *sim, struct measure *m)
 	m->bufsig = buffer_signature(sim);
 	m->buftotal = buffer_total(sim);
 	m->mark = sim->cnt;
+	chrono_sum(sim, &m->chrono_busy, &m->chrono_rwnd);
 	m->batch_mark_bytes = sim->cnt.app_bytes;
 	for (int h = 0; h < sim->nhosts; h++)
 		for (int i = 0; i < sim->hosts[h].ncpus; i++)
@@ -427,6 +441,13 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	fill_role_metrics(sim, secs, out);
 	fill_host_metrics(sim, ms, secs, out);
 	out->v[METRIC_RPS_STEERED_PER_S] = (double)(sim->cnt.rps_steered - ms->mark.rps_steered) / secs;
+	{
+		sim_ns busy, rwnd;
+		chrono_sum(sim, &busy, &rwnd);
+		busy -= ms->chrono_busy;
+		rwnd -= ms->chrono_rwnd;
+		out->v[METRIC_SND_RWND_LIMITED_PCT] = busy > 0 ? 100.0 * (double)rwnd / (double)busy : 0;
+	}
 	if (d.data_frames) {
 		out->v[METRIC_SEGS_PER_FRAME] = (double)d.data_segs / (double)d.data_frames;
 		out->v[METRIC_ACKS_PER_FRAME] = (double)d.acks / (double)d.data_frames;

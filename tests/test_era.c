@@ -355,6 +355,29 @@ static void test_idle_poll_and_exit(void **state)
 		fail_msg("a 500 us exit latency: %.0f wakeups/s against %.0f without (busy %.3f %.3f tput %.1f %.1f cal %.0f)", m_of(&slow, "wakeups_per_s"), m_of(&halt, "wakeups_per_s"), m_of(&slow, "rcv_cpu_busy_pct"), m_of(&halt, "rcv_cpu_busy_pct"), m_of(&slow, "throughput_mbps"), m_of(&halt, "throughput_mbps"), m_of(&slow, "cal_ipis_per_s"));
 }
 
+/* tcp_info's rwnd_limited share (snd_rwnd_limited_pct, tcp_chrono): a
+ * reader behind its data keeps the window shut and the sender is stopped
+ * by it most of its busy time; a sender that cannot keep its reader busy
+ * (400,000 cycles a frame) never is; it is a share, within 0..100. */
+static void test_rwnd_limited_share(void **state)
+{
+	struct scenario sc;
+	struct metrics slow_reader, slow_writer;
+	(void)state;
+	base(&sc, "6.1");
+	set(&sc, "app.loop", "iperf3");
+	set(&sc, "link.mtu", "9000");
+	set(&sc, "app.send_size", "4K");
+	set(&sc, "app.recv_size", "4K");
+	set(&sc, "cost.poll", "50000");
+	run(&sc, &slow_reader);
+	base(&sc, "6.1");
+	set(&sc, "cost.tx_frame", "400000");
+	run(&sc, &slow_writer);
+	expect_range(m_of(&slow_reader, "snd_rwnd_limited_pct"), 50, 100, "a reader behind: window-limited");
+	expect_range(m_of(&slow_writer, "snd_rwnd_limited_pct"), 0, 5, "a slow sender: not window-limited");
+}
+
 /* host.vm_halt_poll: within the window the sender pays ipi_send_polled,
  * not ipi_send, and the reader's vCPU runs vm_halt_poll_exit (not
  * idle_exit) later; the guest still sends its CAL; a window shorter than
@@ -652,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_vm_halt_poll),
 		cmocka_unit_test(test_ack_takes_the_ip_layer_since_4_0),
 		cmocka_unit_test(test_lo_gso_segments_one_by_one_since_4_14),
+		cmocka_unit_test(test_rwnd_limited_share),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

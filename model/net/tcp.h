@@ -249,6 +249,14 @@ struct tcp_conn {
 	double snd_cwnd;             /* segments */
 	double snd_ssthresh;
 	bool cwnd_limited;
+	/* tcp_chrono (4.10+, 0f87230d1a6c, 5615f88614a4): how long the socket
+	 * had data to send or unacked (busy), and of that how long the
+	 * receiver's window stopped tcp_write_xmit (rwnd_limited) -- what
+	 * tcp_info's tcpi_busy_time and tcpi_rwnd_limited report (ss -ti) */
+	uint8_t chrono;              /* 0 idle, 1 busy, 2 rwnd-limited */
+	bool rwnd_stop;              /* the last tcp_write_xmit stopped at the receiver's window */
+	sim_ns chrono_start;
+	sim_ns chrono_ns[2];         /* busy (not limited), rwnd-limited */
 	uint32_t max_packets_out;    /* most segments in flight in the last window (4.3+) */
 	uint64_t max_packets_seq;    /* snd_nxt when max_packets_out was taken */
 	union tcp_cc_priv cc_priv;   /* the algorithm's state (tcp_cubic.c) */
@@ -337,6 +345,9 @@ uint32_t tcp_send_append(struct sim *sim, struct cpu *c, struct tcp_conn *tc, ui
 /* tcp_push: send what the windows allow; the tail goes too if `push_tail`
  * and Nagle allows. */
 void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tail);
+/* tcp_chrono: set after each transmit attempt; read as tcp_info does */
+void tcp_chrono_update(struct tcp_conn *tc, sim_ns now);
+void tcp_chrono_read(const struct tcp_conn *tc, sim_ns now, sim_ns *busy, sim_ns *rwnd);
 /* The push that ends a sendmsg (and the one before it waits for memory):
  * tcp_push, with autocorking (3.14+, f54b311142a9: tcp_should_autocork):
  * a short tail is held while earlier skbs of the socket are still in the

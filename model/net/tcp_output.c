@@ -377,9 +377,45 @@ void tcp_push_sendmsg(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
 	tcp_push(sim, c, tc, true);
 }
 
+/* tcp_chrono_set: close the running interval and start `type`'s. */
+static void chrono_set(struct tcp_conn *tc, sim_ns now, uint8_t type)
+{
+	if (type == tc->chrono)
+		return;
+	if (tc->chrono)
+		tc->chrono_ns[tc->chrono - 1] += now - tc->chrono_start;
+	tc->chrono = type;
+	tc->chrono_start = now;
+}
+
+/* The chrono after a transmit attempt or an ACK: idle once nothing is
+ * unsent or unacked (tcp_chrono_stop with both queues empty), rwnd-limited
+ * while the last tcp_write_xmit was stopped by the receiver's window,
+ * busy otherwise. */
+void tcp_chrono_update(struct tcp_conn *tc, sim_ns now)
+{
+	if (tc->write_seq == tc->snd_una)
+		chrono_set(tc, now, 0);
+	else
+		chrono_set(tc, now, tc->rwnd_stop ? 2 : 1);
+}
+
+/* The chrono's totals up to now (tcp_get_info_chrono_stats). */
+void tcp_chrono_read(const struct tcp_conn *tc, sim_ns now, sim_ns *busy, sim_ns *rwnd)
+{
+	*busy = tc->chrono_ns[0] + tc->chrono_ns[1];
+	*rwnd = tc->chrono_ns[1];
+	if (tc->chrono) {
+		*busy += now - tc->chrono_start;
+		if (tc->chrono == 2)
+			*rwnd += now - tc->chrono_start;
+	}
+}
+
 void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tail)
 {
 	struct skb *skb;
+	bool rwnd_stop = false;
 
 	while ((skb = tc->send_head) != NULL) {
 		if (pacing_check(sim, c, tc))
@@ -402,10 +438,16 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 		 * (only full frames go, tcp_push_one); at the end of the call
 		 * Nagle or TSO deferral decide */
 		if (is_tail && skb->len < (uint32_t)current_size_goal(tc) &&
-		    (!push_tail || tail_waits(tc, skb, quota, wnd_left)))
+		    (!push_tail || tail_waits(tc, skb, quota, wnd_left))) {
+			/* a deferral the window decides counts as rwnd-limited
+			 * (4.20+, 41727549de3e) */
+			rwnd_stop = push_tail && wnd_left < quota * tc->mss_bytes && wnd_left <= (int64_t)skb->len;
 			break;
-		if (wnd_left <= 0)
+		}
+		if (wnd_left <= 0) {
+			rwnd_stop = true;
 			break;
+		}
 		if (tsq_holds(tc, skb)) { /* tcp_small_queue_check */
 			tc->tsq_throttled = true;
 			break;
@@ -420,8 +462,10 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 		if (limit < (int64_t)skb->len) {
 			if (limit >= tc->mss_bytes)
 				limit = limit / tc->mss_bytes * tc->mss_bytes;
-			else if (tc->snd_nxt > tc->snd_una)
+			else if (tc->snd_nxt > tc->snd_una) {
+				rwnd_stop = limit == wnd_left;
 				break; /* less than one MSS of window: wait for ACKs (sender SWS avoidance) */
+			}
 			if (limit == quota * tc->mss_bytes && limit < wnd_left)
 				tc->cwnd_limited = true;
 			tcp_split_skb(sim, c, tc, skb, (uint32_t)limit);
@@ -456,4 +500,6 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 	/* tcp_rate_check_app_limited: the writer left the window unfilled */
 	if (!tc->send_head && (double)tcp_segs_of(tc, tc->snd_nxt - tc->snd_una) < tc->snd_cwnd)
 		tc->app_limited = tc->delivered + tcp_segs_of(tc, tc->snd_nxt - tc->snd_una) + 1;
+	tc->rwnd_stop = rwnd_stop;
+	tcp_chrono_update(tc, sim->now);
 }

@@ -110,6 +110,9 @@ const struct metric_desc metric_table[METRIC_N] = {
 	[METRIC_RCV_CPU_RES_PER_S] = {"rcv_cpu_res_per_s", NULL, 0, "IPIs/s", "RES IPIs taken by the receiver's CPU"},
 	[METRIC_RPS_STEERED_PER_S] = {"rps_steered_per_s", NULL, 0, "skbs/s",
 		"received skbs RPS/RFS queued on another CPU's backlog (host.rx_steering; nic)"},
+	[METRIC_SND_RWND_LIMITED_PCT] = {"snd_rwnd_limited_pct", NULL, 0, "%",
+		"share of the senders' busy time (data unsent or unacked) the receiver's window stopped them "
+		"(tcp_info tcpi_rwnd_limited / tcpi_busy_time; ss -ti)"},
 #define HOST_PAIR(id, col, unit, what)                                                                     \
 	[id##_SEND] = {col "_send", NULL, 0, unit, what ", the sender's host"},                              \
 	[id##_RECV] = {col "_recv", NULL, 0, unit, what ", the receiver's host (the sender's on one host)"}

@@ -78,6 +78,8 @@ enum metric_id {
 	METRIC_RCV_CPU_RES_PER_S,
 	/* NIC: skbs RPS/RFS queued on another CPU's backlog */
 	METRIC_RPS_STEERED_PER_S,
+	/* tcp_info's rwnd_limited over busy_time, the connections summed */
+	METRIC_SND_RWND_LIMITED_PCT,
 	/* the LKP counters host by host: the sender's host (_send) and the
 	 * receiver's (_recv); on a one-host run both are that host's */
 	METRIC_NETRX_SOFTIRQS_PER_S_SEND,

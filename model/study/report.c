@@ -311,6 +311,10 @@ static void table_run(FILE *f, const struct scenario *sc, const struct metrics *
 				strcmp(rg, "reader-sleeps") == 0 ? "they keep up and wait for data; each wakeup is paid, and its IPI unless the CPU polls"
 				: strcmp(rg, "reader-behind") == 0 ? "data queues up, readers never wait"
 								   : "between the two steady states");
+		if (m->v[METRIC_WRITES_PER_S] > 0)
+			fprintf(f, "Window: the senders were stopped by the receiver's window %.1f%% of their busy time "
+				   "(tcp_info rwnd_limited / busy_time, as ss -ti shows)\n",
+				m->v[METRIC_SND_RWND_LIMITED_PCT]);
 	}
 	fprintf(f, "Run: warm-up %.3f s, measured %.3f s in %d batches, early stop %s, "
 		   "throughput 95%% CI +-%.2f%% of mean, %llu events, seed %llu\n",
