@@ -141,6 +141,13 @@ expect_eq "$?" 0 "live-row host 55% slow with --slow-max 60: ok"
 expect_eq "$(field "$T/slow.csv" point s1 host_slow_pct)/$(field "$R" point p2 host_slow_pct)" "12.5/" "no canary: empty"
 expect_fail "live-row bad --host-slow" 2 "--host-slow takes a percentage" $ROW -o "$T/one.csv" --point p8 --host-slow fast
 expect_fail "live-row bad --slow-max" 2 "--slow-max takes a percentage" $ROW -o "$T/one.csv" --point p8 --slow-max -3
+# the window-limited share (tcp_info, measured by the caller): recorded as given, empty when not measured
+$ROW -o "$T/rwnd.csv" --point w1 --other-max 50 --rwnd-pct 87.25 >"$T/out" 2>&1
+expect_eq "$?" 0 "live-row --rwnd-pct"
+expect_eq "$(field "$T/rwnd.csv" point w1 snd_rwnd_limited_pct)/$(field "$T/slow.csv" point s1 snd_rwnd_limited_pct)" "87.25/" "snd_rwnd_limited_pct recorded, empty without"
+expect_fail "live-row bad --rwnd-pct" 2 "--rwnd-pct takes a percentage" $ROW -o "$T/one.csv" --point p8 --rwnd-pct 120
+"$BIN/live-agg" "$T/rwnd.csv" -o "$T/rwnd-agg.csv" --source test >/dev/null 2>&1
+expect_eq "$?:$(field "$T/rwnd-agg.csv" id w1 snd_rwnd_limited_pct)" "0:87.25" "live-agg carries snd_rwnd_limited_pct (the model's metric) to the point's row"
 
 # --- cpuspeed: the canary ---------------------------------------------------
 "$BIN/cpuspeed" --cpus 0 --ms 1 --rounds 3 >"$T/cs.out" 2>"$T/err"

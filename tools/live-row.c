@@ -58,7 +58,13 @@
  * showing it (tools/cpuspeed.c has the episode of 2026-12-01): the caller
  * times a fixed loop on the run's CPUs before and after it and passes the
  * worst slowdown against the session's baseline as --host-slow (column
- * host_slow_pct, the last); above --slow-max the run is disturbed too.
+ * host_slow_pct); above --slow-max the run is disturbed too.
+ *
+ * snd_rwnd_limited_pct (the last; --rwnd-pct, empty when not measured): the
+ * share of the sender's busy time the receiver's window stopped it, from the
+ * bulk socket's tcp_info (tcp_chrono: tcpi_rwnd_limited over tcpi_busy_time)
+ * taken by the caller twice during the run -- the steady state the run was
+ * in: near 100 a reader behind its data, near 0 one that keeps up.
  *
  * The file is rewritten whole (model/base/outfile.h: temporary file and rename,
  * or straight into a device or FIFO), with the header checked (libcsv); exit status: 0 row written (ok), 3 row written
@@ -101,6 +107,7 @@ enum rep_col {
 	RC_PERCPU,                                   /* PERCPU_N pairs: sender's, receiver's */
 	RC_TCPEXT = RC_PERCPU + 2 * 7,               /* PROCSTAT_TCPEXT_N columns */
 	RC_HOST_SLOW = RC_TCPEXT + PROCSTAT_TCPEXT_N, /* the canary (--host-slow) */
+	RC_RWND,                                     /* --rwnd-pct */
 	RC_N
 };
 
@@ -133,7 +140,7 @@ static const char *const rep_col_name[RC_N] = {
 	"tcpext_TCPToZeroWindowAdv_per_s", "tcpext_TCPSackRecovery_per_s", "tcpext_TCPSACKReorder_per_s",
 	"tcpext_TCPDSACKRecv_per_s", "tcpext_TCPDSACKUndo_per_s", "tcpext_TCPHystartTrainDetect_per_s",
 	"tcpext_TCPHystartDelayDetect_per_s",
-	"host_slow_pct",
+	"host_slow_pct", "snd_rwnd_limited_pct",
 };
 
 static const char usage_text[] =
@@ -142,7 +149,7 @@ static const char usage_text[] =
 	"       [--overrides 'sec.key=v;...'] [--rep N] [--attempt N] [--quiet-busy PCT]\n"
 	"       [--cc NAME] [--other-max PCT] [--steal-max PCT] [--send-cpu N] [--recv-cpu N]\n"
 	"       [--pacing unpaced|paced] [--pace-kicks COUNT] [--cc-ss NAME] [--run-note TEXT]\n"
-	"       [--host-slow PCT] [--slow-max PCT]\n"
+	"       [--host-slow PCT] [--slow-max PCT] [--rwnd-pct PCT]\n"
 	"  Appends one repetition row.  --before/--after: snapshots (procstat snap) taken in\n"
 	"  the sender's namespace; --rx-*: --net-only snapshots of the receiver's namespace\n"
 	"  when it is another one (veth); --dev: the sender's device, whose transmitted\n"
@@ -151,8 +158,9 @@ static const char usage_text[] =
 	"  were pinned to, whose figures become the snd_cpu_*/rcv_cpu_* columns.\n"
 	"  --pace-kicks: pacing-timer (tcp_pace_kick) expiries over the run.  --host-slow: how much\n"
 	"  slower than the session's baseline tools/bin/cpuspeed found the CPUs around the run, at\n"
-	"  worst (column host_slow_pct); above --slow-max (40) the run is disturbed.  Exit 3 =\n"
-	"  disturbed (row written, redo it).\n";
+	"  worst (column host_slow_pct); above --slow-max (40) the run is disturbed.  --rwnd-pct:\n"
+	"  the share of the sender's busy time the receiver's window stopped it (tcp_info, column\n"
+	"  snd_rwnd_limited_pct; '' when not measured).  Exit 3 = disturbed (row written, redo it).\n";
 
 struct opts {
 	const char *out, *json, *before, *after, *rx_before, *rx_after, *dev;
@@ -162,6 +170,7 @@ struct opts {
 	double pace_kicks;
 	double quiet_busy, other_max, steal_max;
 	double host_slow, slow_max;
+	double rwnd_pct;
 };
 
 struct iperf3_result {
@@ -497,6 +506,7 @@ static int make_row(const struct opts *o, struct tcpsim_err *err, int *disturbed
 		fmt_num(cell[RC_TCPEXT + i], procstat_tcpext_per_s(&na, &nb, two_ns ? &ra : NULL,
 								   two_ns ? &rb : NULL, i, d.secs));
 	fmt_num(cell[RC_HOST_SLOW], o->host_slow);
+	fmt_num(cell[RC_RWND], o->rwnd_pct);
 	if (acks < 0 || frames <= 0) {
 		rc = err_set(err, TCPSIM_EUSAGE,
 			     "%s: the namespace counters do not add up (ACKs %.0f, frames %.0f): were "
@@ -541,10 +551,12 @@ int main(int argc, char **argv)
 		{"pacing", required_argument, NULL, 'P'}, {"pace-kicks", required_argument, NULL, 'K'},
 		{"cc-ss", required_argument, NULL, 'X'}, {"run-note", required_argument, NULL, 'N'},
 		{"host-slow", required_argument, NULL, 'H'}, {"slow-max", required_argument, NULL, 'M'},
+		{"rwnd-pct", required_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	struct opts o = {.rep = 1, .attempt = 1, .quiet_busy = NAN, .other_max = 5, .steal_max = 2,
-			 .send_cpu = 0, .recv_cpu = 1, .pace_kicks = NAN, .host_slow = NAN, .slow_max = 40};
+			 .send_cpu = 0, .recv_cpu = 1, .pace_kicks = NAN, .host_slow = NAN, .slow_max = 40,
+			 .rwnd_pct = NAN};
 	for (int i = 0; i < PROCSTAT_TCPEXT_N; i++) {
 		char want[96];
 		snprintf(want, sizeof(want), "tcpext_%s_per_s", procstat_tcpext_names[i]);
@@ -609,6 +621,11 @@ int main(int argc, char **argv)
 			if (!parse_num(optarg, &x))
 				return usage("--slow-max takes a percentage");
 			o.slow_max = x;
+			break;
+		case 'W':
+			if (*optarg && (!parse_num(optarg, &x) || x > 100))
+				return usage("--rwnd-pct takes a percentage (or '' when not measured)");
+			o.rwnd_pct = *optarg ? x : NAN;
 			break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default:
