@@ -63,7 +63,7 @@
  * snd_rwnd_limited_pct (the last; --rwnd-pct, empty when not measured): the
  * share of the sender's busy time the receiver's window stopped it, from the
  * bulk socket's tcp_info (tcp_chrono: tcpi_rwnd_limited over tcpi_busy_time)
- * taken by the caller twice during the run -- the steady state the run was
+ * as the caller read it late in the run -- the steady state the run was
  * in: near 100 a reader behind its data, near 0 one that keeps up.
  *
  * The file is rewritten whole (model/base/outfile.h: temporary file and rename,

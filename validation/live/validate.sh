@@ -1,7 +1,8 @@
 #!/bin/sh
 # validate.sh [MACHINE]: calibrate tcpsim on the loopback MTU 1500 and 65536
 # rows of validation/live/MACHINE.csv and predict every other row, the veth
-# rows and the paced set (MACHINE-paced.csv, when it was measured).
+# rows, the paced set (MACHINE-paced.csv) and the regime set
+# (MACHINE-regime.csv: each run's window-limited share), when measured.
 #
 #   0. tools/bin/costfit: each CPU's busy cycles regressed on the events
 #      it counted (no simulation) -> MACHINE.costfit.txt, where the
@@ -10,8 +11,9 @@
 #      one fit on those rows (TCP_STREAM and TCP_SENDFILE, pinned apart and
 #      together), every other loopback row predicted -> MACHINE.validate-lo.txt
 #   2. tcpsim calibrate on the same rows -> MACHINE.fitted.cfg, and tcpsim
-#      validate of the veth rows (-> MACHINE.validate-veth.txt) and of the
-#      paced set (-> MACHINE.validate-paced.txt) with that profile, no fit.
+#      validate of the veth rows (-> MACHINE.validate-veth.txt), of the
+#      paced set (-> MACHINE.validate-paced.txt) and of the regime set
+#      (-> MACHINE.validate-regime.txt) with that profile, no fit.
 #
 # The primitive costs are not fitted: the machine profile
 # (scenarios/live/MACHINE.cfg) includes what tools/bin/primcost measured at
@@ -37,12 +39,15 @@ cd "$(dirname "$0")/../.."
 M=${1:-amd-epyc-2cpu}
 CSV=validation/live/$M.csv
 PACED=validation/live/$M-paced.csv
+REGIME=validation/live/$M-regime.csv
 # each prediction beside the point's single runs too (tools/measure-live's
 # MACHINE.reps.csv): their range, and the error to the nearest run
 REPS=""
 [ -f "validation/live/$M.reps.csv" ] && REPS="--reps validation/live/$M.reps.csv"
 PREPS=""
 [ -f "validation/live/$M-paced.reps.csv" ] && PREPS="--reps validation/live/$M-paced.reps.csv"
+GREPS=""
+[ -f "validation/live/$M-regime.reps.csv" ] && GREPS="--reps validation/live/$M-regime.reps.csv"
 [ -f "$CSV" ] || { echo "validate.sh: no $CSV (run make live)" >&2; exit 2; }
 [ -x ./tcpsim ] || { echo "validate.sh: build tcpsim first (make)" >&2; exit 2; }
 T=$(mktemp -d)
@@ -194,9 +199,18 @@ if [ -f "$PACED" ]; then
 		-o "validation/live/$M.validate-paced.txt"
 	out="$out, $M.validate-paced.txt"
 fi
+if [ -f "$REGIME" ]; then
+	# the regime set (measured with each run's snd_rwnd_limited_pct): the
+	# steady state of every run beside the model's
+	# shellcheck disable=SC2086
+	./tcpsim validate "$REGIME" $GREPS --profile "$T/pred.cfg" \
+		--title "$M regime set (each run's window-limited share, tcp_info): predicted with the loopback fit" \
+		-o "validation/live/$M.validate-regime.txt"
+	out="$out, $M.validate-regime.txt"
+fi
 # the temporary directory's name is no result: say what the files were
 for f in validation/live/$M.validate-lo.txt validation/live/$M.fitted.cfg validation/live/$M.validate-veth.txt \
-	validation/live/$M.validate-paced.txt; do
+	validation/live/$M.validate-paced.txt validation/live/$M.validate-regime.txt; do
 	[ -f "$f" ] || continue
 	sed "s|$T/|validate.sh:|g" "$f" >"$T/clean" && cat "$T/clean" >"$f"
 done
