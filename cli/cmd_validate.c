@@ -402,7 +402,7 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 
 	fputs("\nPredicted bottleneck per run (and the busier CPU, measured against predicted, where recorded)\n", f);
 	{
-		int known = 0, right = 0;
+		int known = 0, right = 0, wknown = 0, wright = 0;
 		for (int i = 0; i < rs->n; i++) {
 			const char *mb = busier_role(rs->runs[i].v), *pb = busier_role(v->pred[i].v);
 			if (v->no_pred_why && v->no_pred_why[i]) {
@@ -422,6 +422,22 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 					fprintf(f, "  %-*s    regime: measured %.3f CAL IPIs on the reader's CPU per write "
 						   "(a lower bound of its wakeups), predicted %s (%.3f wakeups per write)\n",
 						idw, "", mc / mw, prg, ppw);
+			}
+			{
+				/* the steady state by the window, where the run recorded
+				 * tcp_info's share (measure-live's snd_rwnd_limited_pct):
+				 * window-limited from half the busy time up */
+				double mr = rs->runs[i].v[METRIC_SND_RWND_LIMITED_PCT];
+				double pr = v->pred[i].v[METRIC_SND_RWND_LIMITED_PCT];
+				if (isfinite(mr) && isfinite(pr)) {
+					bool same = (mr >= 50) == (pr >= 50);
+					wknown++;
+					wright += same;
+					fprintf(f, "  %-*s    window: measured %.0f%% of the sender's busy time window-limited (%s), "
+						   "predicted %.0f%% (%s) -- %s\n",
+						idw, "", mr, mr >= 50 ? "the reader behind" : "a frame per write", pr,
+						pr >= 50 ? "the reader behind" : "a frame per write", same ? "right" : "WRONG");
+				}
 			}
 			{
 				/* who sends the ACKs: on receipt (the transmitting CPU's
@@ -445,6 +461,9 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 		}
 		if (known)
 			fprintf(f, "The busier CPU is right in %d of %d runs.\n", right, known);
+		if (wknown)
+			fprintf(f, "The steady state by the window (limited from half the busy time) is right in %d of %d runs.\n",
+				wright, wknown);
 	}
 
 	if (ts && ts->n > 0) {

@@ -137,6 +137,23 @@ fi
 	>"$TMP/out" 2>"$TMP/err" && ok "validate --profile scenarios/profiles/myri10ge-fitted.cfg runs" ||
 	bad "validate --profile myri10ge-fitted.cfg" "$(head -c 300 "$TMP/err")"
 
+# --- validate: the steady state by the window, where runs recorded it -----------
+# (measure-live's snd_rwnd_limited_pct): a reader behind (a select() of 50,000
+# cycles) is window-limited in the model as measured (right); a sender slowed
+# to 400,000 cycles a frame is not, against a measured 95% (WRONG)
+W="host.kernel=6.1;app.recv_cpu=1;run.warmup=50ms;run.duration=150ms"
+printf 'id,source,scenario,overrides,throughput_mbps,snd_rwnd_limited_pct\nw1,t,%s,%s;app.loop=iperf3;link.mtu=9000;app.send_size=4K;app.recv_size=4K;cost.poll=50000,1000,99\nw2,t,%s,%s;cost.tx_frame=400000,1000,95\n' \
+	"$LO" "$W" "$LO" "$W" >"$TMP/win.csv"
+if "$TCPSIM" validate "$TMP/win.csv" >"$TMP/out" 2>"$TMP/err"; then
+	grep -Eq "window: measured 99% of the sender's busy time window-limited \(the reader behind\), predicted ([5-9][0-9]|100)% \(the reader behind\) -- right" "$TMP/out" &&
+		grep -Eq "window: measured 95% .* predicted [0-4]% \(a frame per write\) -- WRONG" "$TMP/out" &&
+		grep -q "^The steady state by the window (limited from half the busy time) is right in 1 of 2 runs.$" "$TMP/out" &&
+		ok "validate: the window-limited state measured against predicted, run by run" ||
+		bad "validate: the window lines" "$(grep -i "window" "$TMP/out" | head -5)"
+else
+	bad "validate of runs with snd_rwnd_limited_pct" "$(head -c 300 "$TMP/err")"
+fi
+
 # --- validate: profile, CSV columns, leave-one-out ------------------------------
 if "$TCPSIM" validate "$TMP/syn.csv" --profile "$TMP/fit.cfg" --format csv >"$TMP/v.csv" 2>"$TMP/err"; then
 	[ "$(head -1 "$TMP/v.csv")" = '"id","metric","measured","predicted","error_pct","held_out"' ] \
