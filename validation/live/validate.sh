@@ -39,15 +39,12 @@ cd "$(dirname "$0")/../.."
 M=${1:-amd-epyc-2cpu}
 CSV=validation/live/$M.csv
 PACED=validation/live/$M-paced.csv
-REGIME=validation/live/$M-regime.csv
 # each prediction beside the point's single runs too (tools/measure-live's
 # MACHINE.reps.csv): their range, and the error to the nearest run
 REPS=""
 [ -f "validation/live/$M.reps.csv" ] && REPS="--reps validation/live/$M.reps.csv"
 PREPS=""
 [ -f "validation/live/$M-paced.reps.csv" ] && PREPS="--reps validation/live/$M-paced.reps.csv"
-GREPS=""
-[ -f "validation/live/$M-regime.reps.csv" ] && GREPS="--reps validation/live/$M-regime.reps.csv"
 [ -f "$CSV" ] || { echo "validate.sh: no $CSV (run make live)" >&2; exit 2; }
 [ -x ./tcpsim ] || { echo "validate.sh: build tcpsim first (make)" >&2; exit 2; }
 T=$(mktemp -d)
@@ -199,18 +196,25 @@ if [ -f "$PACED" ]; then
 		-o "validation/live/$M.validate-paced.txt"
 	out="$out, $M.validate-paced.txt"
 fi
-if [ -f "$REGIME" ]; then
-	# the regime set (measured with each run's snd_rwnd_limited_pct): the
-	# steady state of every run beside the model's
+# the regime sets (MACHINE-regime*.csv, measured with each run's
+# snd_rwnd_limited_pct): the steady state of every run beside the model's
+for g in "validation/live/$M"-regime*.csv; do
+	[ -f "$g" ] || continue
+	gn=${g##*/}
+	gn=${gn%.csv}
+	gn=${gn#"$M"-}
+	case $gn in *.*) continue ;; esac # its .reps.csv, .primcost*.csv
+	GREPS=""
+	[ -f "${g%.csv}.reps.csv" ] && GREPS="--reps ${g%.csv}.reps.csv"
 	# shellcheck disable=SC2086
-	./tcpsim validate "$REGIME" $GREPS --profile "$T/pred.cfg" \
-		--title "$M regime set (each run's window-limited share, tcp_info): predicted with the loopback fit" \
-		-o "validation/live/$M.validate-regime.txt"
-	out="$out, $M.validate-regime.txt"
-fi
+	./tcpsim validate "$g" $GREPS --profile "$T/pred.cfg" \
+		--title "$M $gn set (each run's window-limited share, tcp_info): predicted with the loopback fit" \
+		-o "validation/live/$M.validate-$gn.txt"
+	out="$out, $M.validate-$gn.txt"
+done
 # the temporary directory's name is no result: say what the files were
 for f in validation/live/$M.validate-lo.txt validation/live/$M.fitted.cfg validation/live/$M.validate-veth.txt \
-	validation/live/$M.validate-paced.txt validation/live/$M.validate-regime.txt; do
+	validation/live/$M.validate-paced.txt "validation/live/$M".validate-regime*.txt; do
 	[ -f "$f" ] || continue
 	sed "s|$T/|validate.sh:|g" "$f" >"$T/clean" && cat "$T/clean" >"$f"
 done
