@@ -318,6 +318,14 @@ static void print_wrapped(FILE *f, const char *text, int first, int indent)
 	fputc('\n', f);
 }
 
+/* The steady state by the window: window-limited from half the sender's
+ * busy time up (the reader behind its data), a frame per write below. */
+#define WINDOW_LIMITED_PCT 50.0
+static const char *window_state(double rwnd_pct)
+{
+	return rwnd_pct >= WINDOW_LIMITED_PCT ? "the reader behind" : "a frame per write";
+}
+
 static void render_table(FILE *f, const struct calib_cli *o, const struct run_set *rs, const struct calib_setup *cs,
 			 const struct calib_validation *v, const struct row *rows, int n,
 			 const struct target_set *ts, const struct target_outcome *oc, const struct rep_set *reps)
@@ -425,18 +433,16 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 			}
 			{
 				/* the steady state by the window, where the run recorded
-				 * tcp_info's share (measure-live's snd_rwnd_limited_pct):
-				 * window-limited from half the busy time up */
+				 * tcp_info's share (measure-live's snd_rwnd_limited_pct) */
 				double mr = rs->runs[i].v[METRIC_SND_RWND_LIMITED_PCT];
 				double pr = v->pred[i].v[METRIC_SND_RWND_LIMITED_PCT];
 				if (isfinite(mr) && isfinite(pr)) {
-					bool same = (mr >= 50) == (pr >= 50);
+					bool same = (mr >= WINDOW_LIMITED_PCT) == (pr >= WINDOW_LIMITED_PCT);
 					wknown++;
 					wright += same;
 					fprintf(f, "  %-*s    window: measured %.0f%% of the sender's busy time window-limited (%s), "
 						   "predicted %.0f%% (%s) -- %s\n",
-						idw, "", mr, mr >= 50 ? "the reader behind" : "a frame per write", pr,
-						pr >= 50 ? "the reader behind" : "a frame per write", same ? "right" : "WRONG");
+						idw, "", mr, window_state(mr), pr, window_state(pr), same ? "right" : "WRONG");
 				}
 			}
 			{

@@ -216,6 +216,10 @@ union tcp_cc_priv {
 	struct tcp_dctcp_priv dctcp; /* tcp_dctcp.c */
 };
 
+/* tcp_chrono's states (enum tcp_chrono: TCP_CHRONO_UNSPEC, _BUSY,
+ * _RWND_LIMITED; SNDBUF_LIMITED is not kept) */
+enum tcp_chrono_type { CHRONO_IDLE, CHRONO_BUSY, CHRONO_RWND };
+
 struct tcp_conn {
 	int id;
 	struct sim *sim;
@@ -253,10 +257,10 @@ struct tcp_conn {
 	 * had data to send or unacked (busy), and of that how long the
 	 * receiver's window stopped tcp_write_xmit (rwnd_limited) -- what
 	 * tcp_info's tcpi_busy_time and tcpi_rwnd_limited report (ss -ti) */
-	uint8_t chrono;              /* 0 idle, 1 busy, 2 rwnd-limited */
+	uint8_t chrono;              /* enum tcp_chrono_type */
 	bool rwnd_stop;              /* the last tcp_write_xmit stopped at the receiver's window */
 	sim_ns chrono_start;
-	sim_ns chrono_ns[2];         /* busy (not limited), rwnd-limited */
+	sim_ns chrono_ns[2];         /* time in CHRONO_BUSY, CHRONO_RWND */
 	uint32_t max_packets_out;    /* most segments in flight in the last window (4.3+) */
 	uint64_t max_packets_seq;    /* snd_nxt when max_packets_out was taken */
 	union tcp_cc_priv cc_priv;   /* the algorithm's state (tcp_cubic.c) */

@@ -378,12 +378,12 @@ void tcp_push_sendmsg(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
 }
 
 /* tcp_chrono_set: close the running interval and start `type`'s. */
-static void chrono_set(struct tcp_conn *tc, sim_ns now, uint8_t type)
+static void chrono_set(struct tcp_conn *tc, sim_ns now, enum tcp_chrono_type type)
 {
 	if (type == tc->chrono)
 		return;
-	if (tc->chrono)
-		tc->chrono_ns[tc->chrono - 1] += now - tc->chrono_start;
+	if (tc->chrono != CHRONO_IDLE)
+		tc->chrono_ns[tc->chrono - CHRONO_BUSY] += now - tc->chrono_start;
 	tc->chrono = type;
 	tc->chrono_start = now;
 }
@@ -395,19 +395,19 @@ static void chrono_set(struct tcp_conn *tc, sim_ns now, uint8_t type)
 void tcp_chrono_update(struct tcp_conn *tc, sim_ns now)
 {
 	if (tc->write_seq == tc->snd_una)
-		chrono_set(tc, now, 0);
+		chrono_set(tc, now, CHRONO_IDLE);
 	else
-		chrono_set(tc, now, tc->rwnd_stop ? 2 : 1);
+		chrono_set(tc, now, tc->rwnd_stop ? CHRONO_RWND : CHRONO_BUSY);
 }
 
 /* The chrono's totals up to now (tcp_get_info_chrono_stats). */
 void tcp_chrono_read(const struct tcp_conn *tc, sim_ns now, sim_ns *busy, sim_ns *rwnd)
 {
 	*busy = tc->chrono_ns[0] + tc->chrono_ns[1];
-	*rwnd = tc->chrono_ns[1];
-	if (tc->chrono) {
+	*rwnd = tc->chrono_ns[CHRONO_RWND - CHRONO_BUSY];
+	if (tc->chrono != CHRONO_IDLE) {
 		*busy += now - tc->chrono_start;
-		if (tc->chrono == 2)
+		if (tc->chrono == CHRONO_RWND)
 			*rwnd += now - tc->chrono_start;
 	}
 }
