@@ -167,7 +167,8 @@ static void lkp_run(const char *path, const char *seed, struct metrics *m)
 
 /* Kernel eras.  A receiver pinned to the other CPU is woken across CPUs:
  * before 5.8 that is a RES IPI; from 5.8, with the CPUs in different
- * last-level caches, every such wakeup goes through the wakelist (CAL). */
+ * last-level caches, every such wakeup goes through the wakelist (CAL);
+ * within one, from 6.0 when the target has nothing to run. */
 static void era_ipi_run(const char *kernel, const char *llc, const char *instances, struct metrics *m)
 {
 	struct scenario sc;
@@ -196,6 +197,18 @@ static void test_wakeup_ipis_by_kernel_era(void **state)
 	 * sharing a cache, only wakeups of an idle CPU take the wakelist.
 	 * Per wakeup: the rates themselves move with the run's state (a pair
 	 * may settle the other way, depending on the seed's jitter). */
+	/* one LLC, the reader's CPU with nothing to run (idle, or in NET_RX on
+	 * its idle task): RES from 5.8 to 5.19 (the waker activates the task),
+	 * the wakelist's CAL since 6.0 (ttwu_queue_cond: !nr_running) */
+	{
+		struct metrics v5, v6;
+		era_ipi_run("5.10", "0", "1", &v5);
+		era_ipi_run("6.18", "0", "1", &v6);
+		assert_true(v5.v[METRIC_RES_IPIS_PER_S] > 100);
+		assert_true(v5.v[METRIC_CAL_IPIS_PER_S] == 0);
+		assert_true(v6.v[METRIC_CAL_IPIS_PER_S] > 100);
+		assert_true(v6.v[METRIC_RES_IPIS_PER_S] < 0.01 * v6.v[METRIC_CAL_IPIS_PER_S]);
+	}
 	era_ipi_run("6.18", "1", "2", &busy_llc);
 	era_ipi_run("6.18", "0", "2", &busy_shared);
 	assert_true(busy_shared.v[METRIC_CAL_IPIS_PER_S] / busy_shared.v[METRIC_WAKEUPS_PER_S] <

@@ -457,12 +457,20 @@ static void resched_cpu(struct sim *sim, struct cpu *waker, struct cpu *target)
 
 /* Since Linux 5.8 (ttwu_queue_wakelist, ttwu_queue_cond) a remote wakeup
  * is queued on the target's wake list and sent as a function-call IPI
- * (CAL) when the target is in another LLC or idle; the target then
- * activates the task and reschedules itself, so no RES follows. */
-static bool use_wakelist(const struct cpu *waker, const struct cpu *target, bool idle)
+ * (CAL) when the target is in another LLC; the target then activates the
+ * task and reschedules itself, so no RES follows.  Within one LLC, 5.8 to
+ * 5.19 queue only a wakee still descheduling on the target (WF_ON_CPU, not
+ * modelled): the waker activates it and sends RES to preempt.  Since 6.0
+ * (f3dd3f674555, "sched: Remove the limitation of WF_ON_CPU on wakelist if
+ * wakee cpu is idle") a target with nothing to run, !cpu_rq(cpu)->nr_running,
+ * takes the wakelist too: idle, or in an interrupt or softirq on its idle
+ * task, which is where the model's reader CPU often is (NET_RX of its own
+ * ACKs on loopback).  no_task is that test, made before the enqueue. */
+static bool use_wakelist(const struct cpu *waker, const struct cpu *target, bool no_task)
 {
-	return waker && waker != target && host_kernel_at_least(target->host, 5, 8) &&
-	       (!share_cache(waker, target) || idle);
+	if (!waker || waker == target || !host_kernel_at_least(target->host, 5, 8))
+		return false;
+	return !share_cache(waker, target) || (no_task && host_kernel_at_least(target->host, 6, 0));
 }
 
 /* Linux 3.0 to 5.7 (ttwu_queue, sched_feat TTWU_QUEUE, commit 317f394160e9)
@@ -482,7 +490,7 @@ static bool use_ttwu_queue(const struct cpu *waker, const struct cpu *target)
 void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 {
 	struct cpu *target;
-	bool was_idle;
+	bool no_task;
 	sim_ns runs_at;
 
 	if (t->state != TASK_SLEEPING)
@@ -491,7 +499,7 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 	if (waker)
 		cpu_charge(sim, waker, COST_WAKEUP, waker->host->cfg->cost_cycles[COST_WAKEUP]);
 	target = select_cpu(waker, t, sync);
-	was_idle = cpu_is_idle(target);
+	no_task = nr_running(target) == 0;
 	runs_at = wake_time(sim, target);
 	/* place_entity: a sleeper gets at most half a latency of credit (CFS);
 	 * none under EEVDF, which keeps only its lag (taken here as none) */
@@ -517,7 +525,7 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 		/* queued on the target's wake list: the IPI is sent whether or
 		 * not the wakee preempts (RES before 5.8, CAL since) */
 		bool queued_res = use_ttwu_queue(waker, target);
-		if (queued_res || use_wakelist(waker, target, was_idle)) {
+		if (queued_res || use_wakelist(waker, target, no_task)) {
 			send_ipi(sim, waker, target, queued_res ? IRQ_IPI_RES : IRQ_IPI_CAL, true);
 			if (preempt)
 				target->need_resched = true;
