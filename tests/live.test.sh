@@ -518,6 +518,10 @@ expect_eq "$(awk '$2 == "samples" || $2 == "ksys_write" || $2 == "net_rx_action"
 bash $WL --parse-profile "$T/perf.txt" --send-cpu 3 --recv-cpu 1 >"$T/prof.out" 2>"$T/err"
 expect_eq "$(awk '$2 == "samples" || $2 == "ksys_read" { print $2, $3, $4 }' "$T/prof.out" | tr '\n' ';')" \
 	"samples 1 2;ksys_read 100.0 50.0;" "wakeups-live --parse-profile --send-cpu 3"
+# --functions adds functions to the table (ip_rcv and do_select are no default's)
+bash $WL --parse-profile "$T/perf.txt" --functions ip_rcv,do_select >"$T/prof.out" 2>"$T/err"
+expect_eq "$(awk '$2 == "ip_rcv" || $2 == "do_select" || $2 == "ksys_read" { print $2, $3, $4 }' "$T/prof.out" | tr '\n' ';')" \
+	"ksys_read 0.0 50.0;ip_rcv 50.0 0.0;do_select 0.0 50.0;" "wakeups-live --parse-profile --functions"
 expect_fail "wakeups-live --parse-profile of a file without those CPUs" 1 "no samples on CPU 5" bash $WL --parse-profile "$T/perf.txt" --send-cpu 5 --recv-cpu 6
 expect_fail "wakeups-live --gaps --profile" 2 "one at a time" bash $WL --gaps --profile
 expect_fail "wakeups-live --gaps --startup" 2 "one at a time" bash $WL --gaps --startup 10
