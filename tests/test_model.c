@@ -193,10 +193,6 @@ static void test_wakeup_ipis_by_kernel_era(void **state)
 	assert_true(old.v[METRIC_CAL_IPIS_PER_S] == 0);
 	assert_true(new_llc.v[METRIC_CAL_IPIS_PER_S] > 100);
 	assert_true(new_llc.v[METRIC_RES_IPIS_PER_S] == 0);
-	/* two receivers on CPU 1, so it is often busy when one is woken:
-	 * sharing a cache, only wakeups of an idle CPU take the wakelist.
-	 * Per wakeup: the rates themselves move with the run's state (a pair
-	 * may settle the other way, depending on the seed's jitter). */
 	/* one LLC, the reader's CPU with nothing to run (idle, or in NET_RX on
 	 * its idle task): RES from 5.8 to 5.19 (the waker activates the task),
 	 * the wakelist's CAL since 6.0 (ttwu_queue_cond: !nr_running) */
@@ -209,6 +205,11 @@ static void test_wakeup_ipis_by_kernel_era(void **state)
 		assert_true(v6.v[METRIC_CAL_IPIS_PER_S] > 100);
 		assert_true(v6.v[METRIC_RES_IPIS_PER_S] < 0.01 * v6.v[METRIC_CAL_IPIS_PER_S]);
 	}
+	/* two receivers on CPU 1, so it is often busy when one is woken:
+	 * sharing a cache, only wakeups of a CPU with nothing to run take the
+	 * wakelist.
+	 * Per wakeup: the rates themselves move with the run's state (a pair
+	 * may settle the other way, depending on the seed's jitter). */
 	era_ipi_run("6.18", "1", "2", &busy_llc);
 	era_ipi_run("6.18", "0", "2", &busy_shared);
 	assert_true(busy_shared.v[METRIC_CAL_IPIS_PER_S] / busy_shared.v[METRIC_WAKEUPS_PER_S] <
