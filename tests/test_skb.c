@@ -17,6 +17,7 @@
  * Run under ASan (make check), a stack that overflows or reads past its
  * top fails here too.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -161,12 +162,55 @@ static void test_pool_grows_and_gives_back(void **state)
 	sim_release(&p.sim);
 }
 
+/* A socket page frag (mem.frag_pages, order 3) is one trip through the
+ * page allocator since 3.7 (sk_page_frag_refill): page_alloc and page_free
+ * once per frag; before, per 4 KB page.  pgalloc and pgfree count its
+ * pages in both eras.  Four frags' worth is used and released; returned:
+ * the cycles charged for cost k in units of the host's cost k. */
+static double frag_charges(const char *kernel, enum cost_id k, uint64_t *pages)
+{
+	struct pool p;
+	struct page_frag pf = {0};
+	struct tcpsim_err err = {0};
+	double per, cyc;
+
+	config_defaults(&p.sc);
+	set(&p.sc, "run.cost_jitter", "0");
+	set(&p.sc, "host.kernel", kernel);
+	set(&p.sc, "mem.frag_pages", "8");
+	assert_int_equal(sim_init(&p.sim, &p.sc, &err), 0);
+	p.c = &p.sim.hosts[0].cpus[0];
+	skb_frag_use(&p.sim, p.c, &pf, 4 * 32768);
+	skb_frag_release(&p.sim, p.c, &pf, 4 * 32768);
+	per = p.c->host->cfg->cost_cycles[k];
+	assert_true(per > 0);
+	cyc = p.c->acct.cost_ns[k] / p.c->host->ns_per_cycle;
+	*pages = k == COST_PAGE_ALLOC ? p.sim.cnt.pgalloc : p.sim.cnt.pgfree;
+	sim_release(&p.sim);
+	return cyc / per;
+}
+
+static void test_frag_is_one_allocation_since_3_7(void **state)
+{
+	(void)state;
+	for (int k = COST_PAGE_ALLOC; k <= COST_PAGE_FREE; k++) {
+		uint64_t old_pages, new_pages;
+		double old_n = frag_charges("3.6", (enum cost_id)k, &old_pages),
+		       new_n = frag_charges("6.18", (enum cost_id)k, &new_pages);
+		assert_int_equal(old_pages, 32);
+		assert_int_equal(new_pages, 32);
+		assert_true(fabs(old_n - 32) < 1e-6);
+		assert_true(fabs(new_n - 4) < 1e-6);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reused_skb_is_new),
 		cmocka_unit_test(test_clone_copies_its_original),
 		cmocka_unit_test(test_pool_grows_and_gives_back),
+		cmocka_unit_test(test_frag_is_one_allocation_since_3_7),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

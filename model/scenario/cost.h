@@ -22,8 +22,8 @@ enum cost_id {
 	COST_SENDFILE_PAGE,/* per page-cache page handed to the socket */
 	COST_SKB_ALLOC,    /* allocate an skb (head + struct) */
 	COST_SKB_FREE,     /* free an skb */
-	COST_PAGE_ALLOC,   /* per 4 KB page taken from the page allocator */
-	COST_PAGE_FREE,    /* per 4 KB page given back */
+	COST_PAGE_ALLOC,   /* per 4 KB page taken from the page allocator; per socket page frag since 3.7 */
+	COST_PAGE_FREE,    /* per 4 KB page given back; per socket page frag since 3.7 */
 	COST_TX_FRAME,     /* tcp_transmit_skb..dev_queue_xmit, per frame */
 	COST_TX_SEG,       /* per segment cut in software (GSO without TSO) */
 	COST_RX_FRAME,     /* netif_receive_skb..tcp_v4_rcv's socket lookup, per frame (softirq) */
