@@ -245,9 +245,10 @@ static void test_ack_takes_the_ip_layer_since_4_0(void **state)
  * step right after it, so the reader wakes at the first and ACKs within
  * the frame; before, the whole frame was queued at one instant and took
  * about one ACK.  The writer here pays 3,600 cycles a 32 KB frag (the
- * per-page charge of the 3.x allocator, which the model applied to every
- * era until the frags became one allocation): with the default 450 the
- * reader keeps pace with whole frames and the two eras ACK alike. */
+ * per-page charge of tcp_sendmsg before 3.7, which the model applied to
+ * every era until the frags became one allocation), the regime this test
+ * was written in: with the default 450 both eras' readers wake once a
+ * write and 4.14 ACKs less per frame than 4.13 (0.51 against 1.00). */
 static void test_lo_gso_segments_one_by_one_since_4_14(void **state)
 {
 	struct scenario sc;
