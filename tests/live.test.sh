@@ -554,9 +554,8 @@ grep -q '^#        0.250      200     28960         0     14600     262144      
 printf '# tracer: nop\n' >"$T/empty.trace"
 expect_fail "wakeups-live --parse-startup of a trace without the connection" 1 "no data connection in the trace" bash $WL --parse-startup "$T/empty.trace"
 expect_fail "wakeups-live --offload with a bad value" 2 "not tso=, gso= or gro= with on or off" bash $WL --offload tso=maybe
-# --- tools/start-counters: its arguments are checked before anything runs --
-expect_fail "start-counters with a bad MTU" 2 "MTU 'x' and REPS '3' must be whole numbers" sh tools/start-counters x
-expect_fail "start-counters with no transfers" 2 "REPS at least 1" sh tools/start-counters 1500 0
+expect_fail "wakeups-live --counters with a bad size" 2 "--counters '64X': not a number of bytes" bash $WL --counters 64X
+expect_fail "wakeups-live --counters --startup" 2 "one at a time" bash $WL --counters 64M --startup 10
 expect_fail "wakeups-live --offload with an unknown feature" 2 "not tso=, gso= or gro= with on or off" bash $WL --offload lro=off
 if [ "$(id -u)" = 0 ]; then
 	expect_fail "wakeups-live without iperf3" 2 "iperf3 is not installed" env PATH="$T/noiperf" bash $WL
