@@ -34,6 +34,7 @@ struct calib_cli {
 	double step;
 	int max_iter;
 	int starts;
+	int polish;                 /* --polish N: simplex points after the solver, 0 none */
 	int jobs;
 	bool keep_jitter;
 	bool verbose;

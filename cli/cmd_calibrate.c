@@ -133,6 +133,12 @@ int calibcli_parse(int argc, char **argv, struct calib_cli *o)
 			o->starts = (int)d;
 			continue;
 		}
+		if ((r = cli_option_value(argc, argv, &i, NULL, "--polish", &val)) != 0) {
+			if (r < 0 || parse_num(o->cmd, "--polish", val, 0, 100000, &d))
+				return r < 0 ? usage_error(o->cmd, "option '%s' needs an argument", a) : 2;
+			o->polish = (int)d;
+			continue;
+		}
 		if ((r = cli_option_value(argc, argv, &i, NULL, "--max-iter", &val)) != 0) {
 			if (r < 0 || parse_num(o->cmd, "--max-iter", val, 1, 10000, &d))
 				return r < 0 ? usage_error(o->cmd, "option '%s' needs an argument", a) : 2;
@@ -226,6 +232,7 @@ int calibcli_load(const struct calib_cli *o, struct run_set *rs, struct rep_set 
 	cs->rel_step = o->step;
 	cs->max_iter = o->max_iter;
 	cs->starts = o->starts;
+	cs->polish = o->polish;
 	cs->jobs = o->jobs;
 	cs->keep_jitter = o->keep_jitter;
 	cs->progress = o->verbose ? stderr : NULL;
@@ -249,6 +256,10 @@ void calibcli_print_method(FILE *f, const struct calib_setup *cs)
 		      "  response (--keep-jitter keeps the scenarios' value)", f);
 	if (cs->n_par > 0)
 		fprintf(f, ";\n  Jacobian by forward differences, each parameter stepped by %g%%", 100 * cs->rel_step);
+	if (cs->n_par > 0 && cs->polish > 0)
+		fprintf(f, ";\n  then a Nelder-Mead simplex on chisq alone (--polish %d: at most %d points, first\n"
+			   "  edges %g%%), which walks off the plateaus where the slope points nowhere",
+			cs->polish, cs->polish, 100 * CALIB_POLISH_STEP);
 	if (cs->n_par > 0 && cs->fit_runs)
 		fputs(";\n  fitted to the runs (--fit-to runs): a residual is the relative error to the nearest of\n"
 		      "  its point's single runs, where the point has any", f);
@@ -350,6 +361,9 @@ static void calibrate_usage(FILE *f)
 	      "  --max-iter N       solver iterations before giving up (default 60)\n"
 	      "  --starts N         scan N starts (the profile's and N-1 log-uniform quasi-random\n"
 	      "                     points within the bounds) and solve from the best (default 1)\n"
+	      "  --polish N         then at most N points of a Nelder-Mead simplex on chisq alone, from\n"
+	      "                     where the solver stopped (default 0: none); it moves where the\n"
+	      "                     simulator's steady states make the slope useless\n"
 	      "  --keep-jitter      keep the scenarios' run.cost_jitter (default: 0 while fitting)\n"
 	      "  --reps REPS.csv    the single runs behind the points (measure-live's MACHINE.reps.csv)\n"
 	      "  --fit-to runs      each residual is the relative error to the nearest of its point's\n"
@@ -399,6 +413,9 @@ static void print_header(FILE *f, const struct calib_cli *o, const struct run_se
 	if (res->starts_tried > 1)
 		fprintf(f, "Scanned %d starts: chisq %.6g at the profile's values, %.6g at the best start (solved from there)\n",
 			res->starts_tried, res->chisq_start, res->chisq0);
+	if (res->polish_points > 0)
+		fprintf(f, "Polish: %d simplex points, chisq %.6g after the solver -> %.6g (%s)\n", res->polish_points,
+			res->chisq_lm, res->polish_moved ? res->chisq : res->chisq_lm, res->polish_reason);
 	fprintf(f, "chisq (sum of squared weighted relative errors) %.6g at the start, %.6g fitted",
 		res->chisq0, res->chisq);
 	if (res->dof > 0)
@@ -429,11 +446,16 @@ static char *profile_header(const struct calib_cli *o, const struct run_set *rs,
 		fputs(" --keep-jitter", f);
 	if (o->starts > 1)
 		fprintf(f, " --starts %d", o->starts);
+	if (o->polish > 0)
+		fprintf(f, " --polish %d", o->polish);
 	fprintf(f, "`.\nRuns:");
 	for (int i = 0; i < rs->n; i++)
 		fprintf(f, " %s", rs->runs[i].id);
 	fprintf(f, "\n%d residuals, %d degrees of freedom, chisq %.4g -> %.4g, %s.\n", res->n_resid, res->dof,
 		res->chisq0, res->chisq, res->stop_reason);
+	if (res->polish_points > 0)
+		fprintf(f, "Polished by %d simplex points: chisq %.4g after the solver -> %.4g (%s).\n", res->polish_points,
+			res->chisq_lm, res->polish_moved ? res->chisq : res->chisq_lm, res->polish_reason);
 	fprintf(f, "Fitted with run.cost_jitter %s and each run's own run.seed.\n",
 		cs->keep_jitter ? "as the scenarios set it" : "= 0");
 	fputs("Include it after the machine profile it refines (it sets only the fitted keys).", f);

@@ -44,7 +44,8 @@ static void validate_usage(FILE *f)
 	      "                       [--holdout none|loo] [--train-where KEY=V1,V2,...]\n"
 	      "                       [--weight METRIC=W,...] [--targets T.csv] [--miss PCT]\n"
 	      "                       [--format table|csv] [--title TEXT] [-o OUT] [-j N] [--keep-jitter]\n"
-	      "                       [--starts N] [--step F] [--max-iter N] [--reps REPS.csv]...\n"
+	      "                       [--starts N] [--polish N] [--step F] [--max-iter N]\n"
+	      "                       [--reps REPS.csv]...\n"
 	      "                       [--fit-to median|runs]\n"
 	      "  Predicts each recorded run and prints, per run and measured metric: measured,\n"
 	      "  predicted, error % and whether the run was held out of the fit that predicted it;\n"
@@ -61,6 +62,7 @@ static void validate_usage(FILE *f)
 	      "                      each row gets its runs' range and the error to the nearest run\n"
 	      "                      (0 inside the range); the summary how many fall inside\n"
 	      "  --fit-to runs       fit to the nearest single run of each point (see calibrate --help)\n"
+	      "  --starts N, --polish N, --step F, --max-iter N: the fit's, as tcpsim calibrate's\n"
 	      "  --format csv        id,metric,measured,predicted,error_pct,held_out (with --reps also\n"
 	      "                      runs_n,runs_min,runs_max,nearest_run_error_pct)\n"
 	      "  A run's scenario path is looked for beside its CSV and above it, in the current\n"
@@ -188,6 +190,9 @@ static void print_fits(FILE *f, const struct run_set *rs, const struct calib_set
 		if (r->starts_tried > 1)
 			fprintf(f, "    (best of %d scanned starts; chisq %.4g at the profile's values)\n", r->starts_tried,
 				r->chisq_start);
+		if (r->polish_points > 0)
+			fprintf(f, "    (polished by %d simplex points: chisq %.4g after the solver -> %.4g; %s)\n",
+				r->polish_points, r->chisq_lm, r->polish_moved ? r->chisq : r->chisq_lm, r->polish_reason);
 		if (r->model_limits > 0)
 			fprintf(f, "    (%d of %d simulator runs reached a state the model does not follow and counted as\n"
 				   "     missing predictions; the first: %s)\n",

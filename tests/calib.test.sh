@@ -75,6 +75,8 @@ head -2 "$TMP/syn.csv" >"$TMP/one.csv"
 bad_input "more parameters than measured values" "fewer than the 3 parameters" -- calibrate "$TMP/one.csv" --fit $FIT --weight others=0,throughput_mbps=1 -o "$TMP/p.cfg"
 bad_input "validate-only option on calibrate" "unknown option '--holdout'" -- calibrate "$TMP/syn.csv" --fit $FIT -o "$TMP/p.cfg" --holdout loo
 bad_input "--reps not a number" "--reps" "x" -- compare "$LO" "$LO" --reps x
+bad_input "--polish not a number" "--polish" -- calibrate "$TMP/syn.csv" --fit $FIT -o "$TMP/p.cfg" --polish x
+bad_input "--polish below 0" "--polish" -- validate "$TMP/syn.csv" --fit $FIT --polish -1
 
 # --- a fit that does not converge: exit 1, report, no profile ------------------
 "$TCPSIM" calibrate "$TMP/syn.csv" --fit $FIT -o "$TMP/nc.cfg" --max-iter 1 >"$TMP/out" 2>"$TMP/err"
@@ -97,6 +99,18 @@ if "$TCPSIM" calibrate "$TMP/syn.csv" --fit $FIT -o "$TMP/fit.cfg" -j 2 >"$TMP/o
 	ls "$TMP" | grep -q '\.tmp\.' && bad "profile" "temporary file left" || ok "profile written whole, no temp file"
 else
 	bad "recovery" "exit status $?: $(cat "$TMP/err")"
+fi
+
+# --- the polish: in the report and the profile's header, which reads back ------
+if "$TCPSIM" calibrate "$TMP/syn.csv" --fit $FIT -o "$TMP/pol.cfg" --polish 40 -j 2 >"$TMP/out" 2>"$TMP/err"; then
+	printf 'include = %s\ninclude = pol.cfg\n' "$PWD/$LO" >"$TMP/polinc.cfg"
+	if ! grep -q "^Polish: [0-9][0-9]* simplex points, chisq .* -> " "$TMP/out"; then bad "polish" "report lacks its Polish line"
+	elif ! grep -q "^; Polished by [0-9][0-9]* simplex points" "$TMP/pol.cfg"; then bad "polish" "profile header lacks it"
+	elif ! grep -q -- "--polish 40" "$TMP/pol.cfg"; then bad "polish" "profile's command lacks --polish 40"
+	elif ! "$TCPSIM" run "$TMP/polinc.cfg" >/dev/null 2>"$TMP/err"; then bad "polish" "profile does not read back: $(cat "$TMP/err")"
+	else ok "polish: $(grep '^Polish' "$TMP/out")"; fi
+else
+	bad "polish" "exit status $?: $(cat "$TMP/err")"
 fi
 
 # --- a parameter pushed to its bound: warned loudly, still exit 0 ---------------

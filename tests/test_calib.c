@@ -9,6 +9,9 @@
  *  - a closed-form double of the simulator (fake_run: CPU-bound throughput
  *    = clock / cycles per byte) for the bookkeeping: leave-one-out, train
  *    masks, bounds, the profile file, errors -- fast and exact;
+ *  - the double with its response rounded to stairs 15% apart, whose
+ *    slope is nearly zero at the start: the solver stops there, the
+ *    polish (Nelder-Mead) must lower chisq to under a quarter;
  *  - the profile written by calib_write_profile, read back with
  *    config_load, must give the fitted values.
  */
@@ -302,6 +305,66 @@ static void test_fake_no_convergence(void **state)
 	assert_int_equal(calib_fit(&cs, &sy.cr, NULL, &res, &err), TCPSIM_EFIT);
 	assert_false(res.converged);
 	assert_non_null(strstr(err.msg, "did not converge"));
+	calib_result_free(&res);
+	syn_end(&sy);
+}
+
+/* The double, with the response a staircase: the cycles per byte are
+ * rounded to steps 15% apart on a log scale, as the simulator's steady
+ * states make its response flat between jumps.  A 5% difference step
+ * mostly stays on one stair, so the slope is zero where the fit starts. */
+static int fake_run_stairs(const struct scenario *sc, struct metrics *m, struct tcpsim_err *err)
+{
+	double cpb = fake_cycles_per_byte(sc), q = exp(round(log(cpb) / 0.15) * 0.15);
+	int rc = fake_run(sc, m, err);
+	double scale = cpb / q;
+	m->v[METRIC_THROUGHPUT_MBPS] *= scale;
+	m->v[METRIC_THROUGHPUT_TOTAL_MBPS] *= scale;
+	m->v[METRIC_FRAMES_PER_S] *= scale;
+	m->v[METRIC_CPU_RECV_PCT] *= scale;
+	return rc;
+}
+
+static void test_polish_walks_off_a_plateau(void **state)
+{
+	struct syn sy;
+	struct calib_setup cs;
+	struct calib_result res, pol;
+	struct tcpsim_err err = {0};
+	(void)state;
+
+	syn_begin(&sy, fake_run, 4, -1);   /* recorded at the true costs, no stairs */
+	setup_fit(&cs, &sy.cr, fake_run_stairs, "cost.copy_byte,cost.tx_frame,cost.syscall");
+	/* the slope is (nearly) zero at the start: the solver's step changes
+	 * nothing, and it stops there, at the start's chisq */
+	assert_int_equal(calib_fit(&cs, &sy.cr, NULL, &res, &err), TCPSIM_OK);
+	assert_true(res.iterations <= 2);
+	assert_int_equal(res.polish_points, 0);
+	assert_within(res.chisq, res.chisq0, 0.01);
+
+	/* the simplex compares values only, and goes down the stairs */
+	cs.polish = 300;
+	err_clear(&err);
+	if (calib_fit(&cs, &sy.cr, NULL, &pol, &err) != TCPSIM_OK)
+		fail_msg("polished fit failed: %s", err.msg);
+	assert_true(pol.converged);
+	assert_true(pol.polish_moved);
+	assert_true(pol.polish_points > 0 && pol.polish_points <= 300 + 2 * cs.n_par + 2);
+	assert_within(pol.chisq_lm, res.chisq, 1e-9);
+	assert_true(pol.chisq < 0.25 * pol.chisq_lm);
+	assert_non_null(strstr(pol.polish_reason, "simplex size"));
+	/* its chisq is the one at the reported (rounded) values */
+	for (int i = 0; i < pol.n_resid; i++)
+		assert_true(isfinite(pol.resid[i].rel_err));
+	calib_result_free(&pol);
+
+	/* a point limit ends it, and says so */
+	cs.polish = 1;
+	err_clear(&err);
+	calib_fit(&cs, &sy.cr, NULL, &pol, &err);
+	assert_true(pol.polish_points >= cs.n_par + 1 && pol.polish_points <= 1 + 2 * cs.n_par + 2);
+	assert_non_null(strstr(pol.polish_reason, "the limit"));
+	calib_result_free(&pol);
 	calib_result_free(&res);
 	syn_end(&sy);
 }
@@ -694,6 +757,7 @@ int main(void)
 		cmocka_unit_test(test_fake_recovery_and_profile),
 		cmocka_unit_test(test_fake_at_bound),
 		cmocka_unit_test(test_fake_no_convergence),
+		cmocka_unit_test(test_polish_walks_off_a_plateau),
 		cmocka_unit_test(test_loo_bookkeeping),
 		cmocka_unit_test(test_train_where),
 		cmocka_unit_test(test_scoped_parameter),

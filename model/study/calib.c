@@ -19,6 +19,11 @@
  * converge -- unless the start is the best of a scan of starts, which is
  * then the answer at the simulator's resolution.  max_iter steps without
  * any of these is a fit that did not converge (TCPSIM_EFIT).
+ *
+ * Polish (setup.polish > 0, calib.h): GSL's nmsimplex2 on chisq(u) from
+ * the solver's end point.  It ends when its size falls below
+ * CALIB_POLISH_SIZE (which also counts as converged when the solver did
+ * not), at the point limit, or when GSL says it cannot go on.
  */
 #include "calib.h"
 #include "outfile.h"
@@ -37,6 +42,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_matrix.h>
 #include <gsl/gsl_multifit_nlinear.h>
+#include <gsl/gsl_multimin.h>
 #include <gsl/gsl_vector.h>
 
 #include "config.h"
@@ -681,6 +687,14 @@ static double round6(double v)
 	return strtod(buf, NULL);
 }
 
+/* A value as the fit reports it and the profile holds it: 6 significant
+ * digits, inside the bounds. */
+static double reportable(const struct calib_param *par, double v)
+{
+	v = round6(v);
+	return v < par->lo ? par->lo : v > par->hi ? par->hi : v;
+}
+
 static double max_abs_dlnp(const struct calib_setup *cs, const double *a, const double *b)
 {
 	double mx = 0;
@@ -779,6 +793,97 @@ static double chisq_at(const struct fit_ctx *fc, const struct metrics *m)
 		c += r * r;
 	}
 	return c;
+}
+
+struct polish_ctx {
+	struct fit_ctx *fc;
+	int points;
+};
+
+static double polish_f(const gsl_vector *u, void *params)
+{
+	struct polish_ctx *pc = params;
+	double p[CALIB_MAX_PARAMS];
+	const struct metrics *m;
+
+	u_to_p(pc->fc, u, p);
+	for (int j = 0; j < pc->fc->cs->n_par; j++)
+		p[j] = reportable(&pc->fc->cs->par[j], p[j]);
+	pc->points++;
+	m = eval_cached(pc->fc, p);
+	return m ? chisq_at(pc->fc, m) : GSL_NAN;
+}
+
+/*
+ * The simplex after the solver (calib.h, "Polish"), from u whose chisq is
+ * chisq: u moves to the simplex's best point when that is lower.  Fills
+ * res->polish_*.  0, or -1 with fc->err (a run failed, or GSL could not
+ * allocate).
+ */
+static int polish(struct fit_ctx *fc, gsl_vector *u, double chisq, struct calib_result *res)
+{
+	const struct calib_setup *cs = fc->cs;
+	size_t np = (size_t)cs->n_par;
+	struct polish_ctx pc = {.fc = fc};
+	gsl_multimin_function fn = {.f = polish_f, .n = np, .params = &pc};
+	gsl_multimin_fminimizer *s = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, np);
+	gsl_vector *step = gsl_vector_alloc(np);
+	double best = chisq;
+	bool set_ok = false;
+	int st, rc = 0;
+
+	if (!s || !step) {
+		err_set(&fc->err, TCPSIM_EFIT, "calibrate: cannot allocate the simplex");
+		rc = -1;
+		goto out;
+	}
+	for (size_t j = 0; j < np; j++)
+		gsl_vector_set(step, j, fd_step(&cs->par[j], gsl_vector_get(u, j), CALIB_POLISH_STEP));
+	st = gsl_multimin_fminimizer_set(s, &fn, u, step);
+	set_ok = st == GSL_SUCCESS && !fc->failed;
+	while (!fc->failed && st == GSL_SUCCESS && pc.points < cs->polish) {
+		double size;
+		st = gsl_multimin_fminimizer_iterate(s);
+		if (fc->failed || st != GSL_SUCCESS)
+			break;
+		size = gsl_multimin_fminimizer_size(s);
+		if (cs->progress && s->fval < best) {
+			double p[CALIB_MAX_PARAMS];
+			u_to_p(fc, gsl_multimin_fminimizer_x(s), p);
+			fprintf(cs->progress, "calibrate: polish, %d points: chisq %.6g", pc.points, s->fval);
+			for (int j = 0; j < cs->n_par; j++)
+				fprintf(cs->progress, " %s=%.6g", cs->par[j].key, p[j]);
+			fputc('\n', cs->progress);
+		}
+		if (s->fval < best)
+			best = s->fval;
+		if (size < CALIB_POLISH_SIZE) {
+			snprintf(res->polish_reason, sizeof(res->polish_reason), "simplex size below %g",
+				 CALIB_POLISH_SIZE);
+			break;
+		}
+	}
+	if (fc->failed) {
+		rc = -1;
+		goto out;
+	}
+	if (!res->polish_reason[0]) {
+		if (st != GSL_SUCCESS)
+			snprintf(res->polish_reason, sizeof(res->polish_reason), "GSL: %s", gsl_strerror(st));
+		else
+			snprintf(res->polish_reason, sizeof(res->polish_reason), "%d points, the limit", cs->polish);
+	}
+	res->polish_points = pc.points;
+	if (set_ok && s->fval < chisq) {
+		gsl_vector_memcpy(u, gsl_multimin_fminimizer_x(s));
+		res->polish_moved = true;
+	}
+out:
+	if (s)
+		gsl_multimin_fminimizer_free(s);
+	if (step)
+		gsl_vector_free(step);
+	return rc;
 }
 
 /*
@@ -954,17 +1059,36 @@ int calib_fit(const struct calib_setup *cs, const struct calib_runs *cr, const b
 		snprintf(res->stop_reason, sizeof(res->stop_reason), "%d iteration%s without converging",
 			 cs->max_iter, cs->max_iter == 1 ? "" : "s");
 
-	/* the reported values: rounded as the profile will hold them, inside the bounds */
 	gsl_vector_memcpy(ufin, gsl_multifit_nlinear_position(w));
+	res->chisq_lm = prev_chisq;
+	if (cs->polish > 0) {
+		if (polish(&fc, ufin, res->chisq_lm, res) != 0) {
+			rc = err_set(err, fc.err.code ? fc.err.code : TCPSIM_EFIT, "%s", fc.err.msg);
+			goto out;
+		}
+		if (!res->converged && strncmp(res->polish_reason, "simplex size", 12) == 0)
+			res->converged = true;
+		if (res->polish_moved) {
+			/* f and J at the polished point: the intervals are taken there */
+			st = gsl_multifit_nlinear_init(ufin, &fdf, w);
+			if (fc.failed) {
+				rc = err_set(err, fc.err.code ? fc.err.code : TCPSIM_EFIT, "%s", fc.err.msg);
+				goto out;
+			}
+			if (st != GSL_SUCCESS) {
+				rc = err_set(err, TCPSIM_EFIT, "calibrate: the Jacobian at the polished point: %s",
+					     gsl_strerror(st));
+				goto out;
+			}
+		}
+	}
+
+	/* the reported values: rounded as the profile will hold them, inside the bounds */
 	u_to_p(&fc, ufin, p);
 	for (int j = 0; j < cs->n_par; j++) {
 		const struct calib_param *par = &cs->par[j];
 		double s = sigmoid(gsl_vector_get(ufin, (size_t)j));
-		res->value[j] = round6(p[j]);
-		if (res->value[j] < par->lo)
-			res->value[j] = par->lo;
-		if (res->value[j] > par->hi)
-			res->value[j] = par->hi;
+		res->value[j] = reportable(par, p[j]);
 		res->at_bound[j] = s < CALIB_BOUND_SIGMA ? -1 : s > 1 - CALIB_BOUND_SIGMA ? 1 : 0;
 	}
 	if (final_residuals(&fc, res->value, res) != 0) {

@@ -45,6 +45,21 @@
  * one it starts in; the scan is deterministic, and the report says which
  * start won.
  *
+ * Polish.  With polish = N > 0, a Nelder-Mead simplex (GSL multimin,
+ * nmsimplex2) continues from where the Levenberg-Marquardt steps stopped,
+ * on chisq(u) alone, for at most N points or until the simplex's size
+ * falls below CALIB_POLISH_SIZE.  Its first edges change each parameter by
+ * CALIB_POLISH_STEP (20%).  The solver follows a forward-difference slope,
+ * and where the simulator's response is a staircase of steady states (a
+ * cost moves who waits for whom) that slope points nowhere, so it stops on
+ * a plateau; the simplex compares chisq values only and walks off it.  The
+ * fit ends at the simplex's best point when its chisq is lower, and the
+ * Jacobian of the confidence intervals is taken there.  The simplex
+ * evaluates each point at the values the profile will hold (6 significant
+ * digits): where a run sits on the edge between two steady states, values
+ * 1e-6 apart can give chisq values far apart, and the point reported must
+ * be the one that was evaluated.
+ *
  * Confidence intervals.  Cov(u) = s^2 (J^T J)^-1 (gsl_multifit_nlinear_covar)
  * with s^2 = chisq / (n - p); the 95% interval u +- t(0.975, n - p) * sd
  * is mapped through the transform, so it is asymmetric in p.  None when
@@ -79,6 +94,8 @@
 #define CALIB_DEFAULT_STEP 0.05     /* finite-difference step, relative */
 #define CALIB_DEFAULT_MAX_ITER 60
 #define CALIB_BOUND_SIGMA 0.01      /* sigma(u) below this or above 1 - this: at a bound */
+#define CALIB_POLISH_STEP 0.2       /* the simplex's first edges, relative change of p */
+#define CALIB_POLISH_SIZE 1e-3      /* simplex size (GSL's, in u) that ends the polish */
 
 typedef batch_run_fn calib_run_fn;
 
@@ -101,6 +118,7 @@ struct calib_setup {
 	double rel_step;           /* finite-difference step (relative change of p) */
 	int max_iter;
 	int starts;                /* >= 1: candidate starts scanned before the solver (below) */
+	int polish;                /* > 0: at most this many simplex points after the solver (below) */
 	int jobs;                  /* threads, >= 1 */
 	bool keep_jitter;          /* false: run.cost_jitter = 0 */
 	/* non-NULL: a residual is the relative error to the nearest of its
@@ -171,6 +189,10 @@ struct calib_result {
 	int n_runs;                       /* runs fitted */
 	int dof;                          /* n_resid - n_par */
 	double chisq0, chisq;             /* sum of squared weighted residuals: start, end */
+	double chisq_lm;                  /* after the Levenberg-Marquardt steps, before the polish */
+	int polish_points;                /* simplex points evaluated (0: no polish) */
+	bool polish_moved;                /* the polish found a lower chisq than the solver's */
+	char polish_reason[96];           /* why the polish ended */
 	double rcond;                     /* reciprocal condition number of J at the end */
 	int iterations, evaluations;      /* solver iterations, simulator runs */
 	int model_limits;                 /* of the evaluations, runs the model could not follow

@@ -29,8 +29,9 @@
 # rows stays within minutes; the same settings are used for every
 # prediction.
 #
-# Environment: FIT (the keys fitted), WEIGHT, STARTS, FIT_TO=median|runs and
-# PERCALL=fit|costfit (step 0b below) choose the fit; the default is the
+# Environment: FIT (the keys fitted), WEIGHT, STARTS, POLISH (simplex points
+# after the solver, tcpsim calibrate --polish; 0 none), FIT_TO=median|runs
+# and PERCALL=fit|costfit (step 0b below) choose the fit; the default is the
 # committed one.
 #
 # Run from anywhere after `make`; writes its results beside the CSV.
@@ -68,6 +69,7 @@ STARTS=${STARTS:-16}
 # (MACHINE.reps.csv) instead of its median -- a point whose runs settle in
 # two steady states is met by either (tcpsim calibrate --help)
 FIT_TO=${FIT_TO:-median}
+POLISH=${POLISH:-0}
 
 # the run settings of every simulation here, as a profile read over each
 # run's scenario (calibrate/validate --profile)
@@ -167,12 +169,12 @@ esac
 "$F" "$T/lo.csv" --where link.mtu=1500,65536 -o "$T/train.csv"
 
 # shellcheck disable=SC2086
-./tcpsim validate "$T/lo.csv" $REPS --fit-to "$FIT_TO" --profile "$T/run.cfg" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" \
+./tcpsim validate "$T/lo.csv" $REPS --fit-to "$FIT_TO" --profile "$T/run.cfg" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" --polish "$POLISH" \
 	--train-where link.mtu=1500,65536 \
 	--title "$M loopback: fitted on MTU 1500 and 65536, the rest predicted" \
 	-o "validation/live/$M.validate-lo.txt"
 # shellcheck disable=SC2086
-./tcpsim calibrate "$T/train.csv" $REPS --fit-to "$FIT_TO" --profile "$T/run.cfg" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" \
+./tcpsim calibrate "$T/train.csv" $REPS --fit-to "$FIT_TO" --profile "$T/run.cfg" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" --polish "$POLISH" \
 	-o "validation/live/$M.fitted.cfg"
 if [ -f "$T/percall.cfg" ]; then
 	# the held keys belong to the profile too (the file ends in [cost])
