@@ -445,11 +445,15 @@ cat >"$T/gaps.trace" <<'EOF_TRACE'
 # tracer: nop
           iperf3-100     [001] d..2.    10.000000: sched_switch: prev_comm=iperf3 prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
           iperf3-99      [000] d.s3.    10.000002: sched_wake_idle_without_ipi: cpu=1
+          iperf3-100     [001] .....    10.000004: sys_pselect6 -> 0x1
           <idle>-0       [001] d..2.    10.000003: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=iperf3 next_pid=100 next_prio=120
           iperf3-100     [001] d..2.    10.000010: sched_switch: prev_comm=iperf3 prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
           iperf3-99      [000] d.s3.    10.000030: ipi_send_cpu: cpu=1 callsite=__smp_call_single_queue+0x5d/0x80 callback=generic_smp_call_function_single_interrupt+0x0/0x20
           iperf3-99      [000] d.s3.    10.000031: ipi_send_cpu: cpu=1 callsite=x callback=y
+          <idle>-0       [001] d.h1.    10.000045: call_function_single_entry: vector=251
+          <idle>-0       [001] d.h1.    10.000046: call_function_single_entry: vector=251
           <idle>-0       [001] d..2.    10.000050: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=iperf3 next_pid=100 next_prio=120
+          iperf3-100     [001] .....    10.000052: sys_pselect6 -> 0x1
           iperf3-100     [001] d..2.    10.000060: sched_switch: prev_comm=iperf3 prev_pid=100 prev_prio=120 prev_state=R+ ==> next_comm=swapper/1 next_pid=0 next_prio=120
           iperf3-99      [000] d.s3.    10.000061: sched_wake_idle_without_ipi: cpu=0
           iperf3-100     [000] d..2.    10.000070: sched_switch: prev_comm=iperf3 prev_pid=100 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
@@ -460,12 +464,37 @@ expect_eq "$?:$(cat "$T/err")" "0:" "wakeups-live --parse-gaps"
 expect_eq "$(awk '$2 ~ /^[0-9]/ { print $2, $3, $4 }' "$T/gaps.out" | tr '\n' ';')" "2-3 1 1;16-24 1 0;" "wakeups-live --parse-gaps: the bins"
 grep -q '^#   sleeps 2, matched with a wakeup sent to the CPU 2, of them without an IPI 1 (50.0%)$' "$T/gaps.out" && ok || bad "wakeups-live --parse-gaps: $(cat "$T/gaps.out")"
 grep -q '^#   fit points: 2.00:100.0:1,20.00:0.0:1$' "$T/gaps.out" && ok || bad "wakeups-live --parse-gaps: the fit points"
+# each matched wakeup: from its send to its IPI taken (the first only), then
+# to the reader back from select()
+expect_eq "$(awk '$2 ~ /^(ipi_|no_ipi)/ { print $2, $3, $5 }' "$T/gaps.out" | tr '\n' ';')" "ipi_1us+ 1 15.00;ipi_1us+ 1 22.00;no_ipi 1 2.00;" "wakeups-live --parse-gaps: the latencies"
 # which primcost --fit-cheap-at takes
 v=$(sed -n 's/^#   fit points: //p' "$T/gaps.out")
 "$BIN/primcost" --fit-cheap-at "$v" >"$T/fit.out" 2>"$T/err"
 expect_eq "$?:$(cat "$T/err")" "0:" "primcost --fit-cheap-at the parsed points"
 expect_fail "wakeups-live --parse-gaps without a pid" 2 "needs --server-pid" bash $WL --parse-gaps "$T/gaps.trace"
 expect_fail "primcost --fit-cheap-at one point" 2 "take GAP_US:PERCENT" "$BIN/primcost" --fit-cheap-at 1:50
+# --parse-stalls: the writer's CPU's intervals between two lo transmits,
+# classed by the wakeup of the reader's CPU (1) sent in them: an IPI to
+# another CPU and another device's transmit do not count
+cat >"$T/stall.trace" <<'EOF_TRACE'
+# tracer: nop
+          iperf3-99      [000] d.s3.    10.000000: net_dev_xmit: dev=lo skbaddr=0000 len=100 rc=0
+          iperf3-99      [000] d.s3.    10.000003: net_dev_xmit: dev=lo skbaddr=0000 len=100 rc=0
+          iperf3-99      [000] d.s3.    10.000004: ipi_send_cpu: cpu=1 callsite=x callback=y
+          iperf3-99      [000] d.s3.    10.000018: net_dev_xmit: dev=lo skbaddr=0000 len=100 rc=0
+          iperf3-99      [000] d.s3.    10.000019: sched_wake_idle_without_ipi: cpu=1
+          iperf3-99      [000] d.s3.    10.000023: net_dev_xmit: dev=lo skbaddr=0000 len=100 rc=0
+          iperf3-99      [000] d.s3.    10.000024: ipi_send_cpu: cpu=0 callsite=x callback=y
+          iperf3-99      [000] d.s3.    10.000026: net_dev_xmit: dev=eth0 skbaddr=0000 len=100 rc=0
+          iperf3-99      [000] d.s3.    10.000027: net_dev_xmit: dev=lo skbaddr=0000 len=100 rc=0
+EOF_TRACE
+bash $WL --parse-stalls "$T/stall.trace" --recv-cpu 1 >"$T/stall.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "wakeups-live --parse-stalls"
+expect_eq "$(awk '$2 ~ /^(ipi|no_ipi|plain)$/ { print $2, $3, $5, $7 }' "$T/stall.out" | tr '\n' ';')" "ipi 1 15.00 15.00;no_ipi 1 5.00 5.00;plain 2 3.00 3.50;" "wakeups-live --parse-stalls: the classes"
+grep -q '^#   an IPI costs the waker 10.00 us in the flow' "$T/stall.out" && ok || bad "wakeups-live --parse-stalls: $(cat "$T/stall.out")"
+printf '# tracer: nop\n' >"$T/empty.trace"
+expect_fail "wakeups-live --parse-stalls without a transmit" 1 "no lo transmit" bash $WL --parse-stalls "$T/empty.trace"
+expect_fail "wakeups-live --stalls with --gaps" 2 "one at a time" bash $WL --stalls --gaps
 # --parse-tcpinfo: the bulk connection in `ss -tmniO state established`
 # output is the client's socket with the most bytes acked (not the control
 # connection's) and the :5201 socket with the most bytes received;

@@ -197,6 +197,9 @@ static const struct row rows[] = {
 	 .help = "idle_poll_dist = normal: the standard deviation of the poll's length"},
 	{HKEY("idle_exit"), .type = T_TIME, HC(idle_exit_ns), .min = 0, .max = SEC, .def = "0", .unit = "us",
 	 .help = "exit latency of a halted CPU: from the IPI to the first instruction it runs (a VM: the vCPU rescheduled)"},
+	{HKEY("ipi_latency"), .type = T_TIME, HC(ipi_latency_ns), .min = 0, .max = SEC, .def = "0", .unit = "us",
+	 .help = "a VM: from an IPI sent to its being taken by a vCPU that is not halted (running, or on its way into "
+		 "idle); a wake-list wakeup waits for it (its handler activates the task); 0 = at once"},
 	{HKEY("vm_halt_poll"), .type = T_TIME, HC(vm_halt_poll_ns), .min = 0, .max = SEC, .def = "0", .unit = "us",
 	 .help = "a VM guest: its hypervisor polls a halted vCPU this long before it deschedules it (KVM halt_poll_ns); "
 		 "an IPI meanwhile costs cost.ipi_send_polled and the vCPU runs vm_halt_poll_exit later; 0 = none"},

@@ -115,6 +115,11 @@ static void irq_step(struct sim *sim, struct cpu *c)
 		cpu_charge(sim, c, COST_IPI_RECV, c->host->cfg->cost_cycles[COST_IPI_RECV]);
 		sched_ipi(sim, c, it.kind);
 		break;
+	case IRQ_IPI_WAKE:
+		c->acct.cal++;
+		cpu_charge(sim, c, COST_IPI_RECV, c->host->cfg->cost_cycles[COST_IPI_RECV]);
+		sched_ttwu_pending(sim, c, it.obj);
+		break;
 	case IRQ_TICK:
 		c->acct.loc++;
 		cpu_charge(sim, c, COST_TICK, c->host->cfg->cost_cycles[COST_TICK]);

@@ -26,7 +26,9 @@
 #include "rng.h"
 #include "sim.h"
 
-enum irq_kind { IRQ_IPI_RES, IRQ_IPI_CAL, IRQ_TICK, IRQ_DEV, IRQ_TIMER_WAKE, IRQ_HRTIMER };
+/* IRQ_IPI_WAKE: a wake list's CAL IPI that carries its task (obj): its
+ * handler activates it (sched_ttwu_pending) */
+enum irq_kind { IRQ_IPI_RES, IRQ_IPI_CAL, IRQ_TICK, IRQ_DEV, IRQ_TIMER_WAKE, IRQ_HRTIMER, IRQ_IPI_WAKE };
 
 struct irq_item {
 	uint8_t kind;

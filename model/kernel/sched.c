@@ -422,16 +422,19 @@ static void kick_at_wake(struct sim *sim, struct cpu *c, sim_ns t)
 		cpu_kick(sim, c);
 }
 
-/* One IPI from `from` (charged the send, if a CPU sends it) to `to`;
- * queued: for a wake list (ttwu_queue_remote, ttwu_queue_wakelist), else
- * resched_curr's. */
-static void send_ipi(struct sim *sim, struct cpu *from, struct cpu *to, enum irq_kind kind, bool queued)
+/* When an IPI sent now is taken on c: a halted CPU's wake_time, or, on a
+ * VM host, host.ipi_latency later on a vCPU that is not halted (the host
+ * must stop it to inject the interrupt; 0 on bare metal: at once). */
+static sim_ns ipi_arrival(const struct sim *sim, const struct cpu *c)
 {
-	if (wakes_without_ipi(sim, to, queued)) {
-		sim->cnt.wake_no_ipi++;
-		kick_at_wake(sim, to, wake_time(sim, to));
-		return;
-	}
+	if (cpu_is_idle(c) && !idle_polling(sim, c))
+		return wake_time(sim, c);
+	return sim->now + c->host->cfg->ipi_latency_ns;
+}
+
+/* An IPI sent from `from` (charged the send, if a CPU sends it) to `to`: counted. */
+static void ipi_account(struct sim *sim, struct cpu *from, struct cpu *to, enum irq_kind kind)
+{
 	if (from) {
 		enum cost_id k = host_polls_vcpu(sim, to) ? COST_IPI_SEND_POLLED : COST_IPI_SEND;
 		cpu_charge(sim, from, k, from->host->cfg->cost_cycles[k]);
@@ -443,7 +446,19 @@ static void send_ipi(struct sim *sim, struct cpu *from, struct cpu *to, enum irq
 		sim->cnt.cal_ipis++;
 		sim->cnt.host[to->host->id].cal_ipis++;
 	}
-	cpu_raise_irq_at(sim, to, wake_time(sim, to), kind);
+}
+
+/* One IPI from `from` to `to`; queued: for a wake list (ttwu_queue_remote,
+ * ttwu_queue_wakelist), else resched_curr's. */
+static void send_ipi(struct sim *sim, struct cpu *from, struct cpu *to, enum irq_kind kind, bool queued)
+{
+	if (wakes_without_ipi(sim, to, queued)) {
+		sim->cnt.wake_no_ipi++;
+		kick_at_wake(sim, to, wake_time(sim, to));
+		return;
+	}
+	ipi_account(sim, from, to, kind);
+	cpu_raise_irq_at(sim, to, ipi_arrival(sim, to), kind);
 }
 
 static void resched_cpu(struct sim *sim, struct cpu *waker, struct cpu *target)
@@ -487,10 +502,59 @@ static bool use_ttwu_queue(const struct cpu *waker, const struct cpu *target)
 	return !host_kernel_at_least(h, 3, 5) || !share_cache(waker, target);
 }
 
+/* ttwu_do_activate: place t on target's queue (place_entity: a sleeper
+ * gets at most half a latency of credit under CFS; none under EEVDF,
+ * which keeps only its lag, taken here as none) and tell whether it
+ * preempts target's current task. */
+static bool ttwu_do_activate(struct sim *sim, struct cpu *target, struct task *t)
+{
+	double floor_v = target->min_vruntime - (eevdf(target) ? 0.0 : (double)latency_ns(target) / 2);
+	bool preempt;
+
+	if (t->cpu != target) { /* migrating: vruntime is relative to the old queue */
+		t->vruntime_ns = t->vruntime_ns - t->cpu->min_vruntime + target->min_vruntime;
+		sim->cnt.migrations++;
+	}
+	if (t->vruntime_ns < floor_v)
+		t->vruntime_ns = floor_v;
+	rq_enqueue(sim, target, t);
+	preempt = target->curr == NULL;
+	if (!preempt && eevdf(target)) { /* check_preempt_wakeup_fair: pick_eevdf, RUN_TO_PARITY */
+		preempt = sim->now >= target->slice_end;
+	} else if (!preempt) { /* check_preempt_wakeup */
+		struct task *cur = target->curr;
+		double cur_v = cur->vruntime_ns + (double)(sim->now - target->exec_start);
+		preempt = cur_v - t->vruntime_ns > (double)wakeup_gran_ns(target);
+	}
+	return preempt;
+}
+
+/* The wake list's IPI reaches the target (its id in arg): raised with its
+ * task.  With the target's ring full, a pending IPI flushes the list. */
+static void wakelist_arrive(struct sim *sim, void *obj, uint64_t arg)
+{
+	struct task *t = obj;
+	struct cpu *target = &t->cpu->host->cpus[arg];
+
+	if (target->nirq == CPU_IRQ_RING)
+		sched_ttwu_pending(sim, target, t);
+	else
+		cpu_raise_irq(sim, target, IRQ_IPI_WAKE, t);
+}
+
+void sched_ttwu_pending(struct sim *sim, struct cpu *c, struct task *t)
+{
+	INVARIANT(t->state == TASK_WAKING, "task %s activated on cpu%d but not waking", t->name, c->id);
+	t->state = TASK_SLEEPING;
+	if (ttwu_do_activate(sim, c, t))
+		c->need_resched = true; /* wakeup_preempt: resched_curr of this CPU, no IPI */
+	cpu_kick(sim, c);
+}
+
 void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 {
 	struct cpu *target;
-	bool no_task;
+	bool no_task, queued_res, queued;
 	sim_ns runs_at;
 
 	if (t->state != TASK_SLEEPING)
@@ -501,31 +565,25 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 	target = select_cpu(waker, t, sync);
 	no_task = nr_running(target) == 0;
 	runs_at = wake_time(sim, target);
-	/* place_entity: a sleeper gets at most half a latency of credit (CFS);
-	 * none under EEVDF, which keeps only its lag (taken here as none) */
-	{
-		double floor_v = target->min_vruntime - (eevdf(target) ? 0.0 : (double)latency_ns(target) / 2);
-		if (t->cpu != target) { /* migrating: vruntime is relative to the old queue */
-			t->vruntime_ns = t->vruntime_ns - t->cpu->min_vruntime + target->min_vruntime;
-			sim->cnt.migrations++;
-		}
-		if (t->vruntime_ns < floor_v)
-			t->vruntime_ns = floor_v;
+	queued_res = use_ttwu_queue(waker, target);
+	queued = queued_res || use_wakelist(waker, target, no_task);
+	/* A wake list is flushed by the target's IPI handler, which activates
+	 * the task (sched_ttwu_pending: 3.0+ scheduler_ipi, 5.8+
+	 * generic_smp_call_function_single_interrupt).  Where the IPI takes
+	 * time to arrive (host.ipi_latency, a VM), the task waits for it on no
+	 * run queue. */
+	if (queued && target->host->cfg->ipi_latency_ns > 0 && !wakes_without_ipi(sim, target, true)) {
+		enum irq_kind kind = queued_res ? IRQ_IPI_RES : IRQ_IPI_CAL;
+		ipi_account(sim, waker, target, kind);
+		t->state = TASK_WAKING;
+		sim_at(sim, ipi_arrival(sim, target), wakelist_arrive, t, (uint64_t)target->id);
+		return;
 	}
-	rq_enqueue(sim, target, t);
 	{
-		bool preempt = target->curr == NULL;
-		if (!preempt && eevdf(target)) { /* check_preempt_wakeup_fair: pick_eevdf, RUN_TO_PARITY */
-			preempt = sim->now >= target->slice_end;
-		} else if (!preempt) { /* check_preempt_wakeup */
-			struct task *cur = target->curr;
-			double cur_v = cur->vruntime_ns + (double)(sim->now - target->exec_start);
-			preempt = cur_v - t->vruntime_ns > (double)wakeup_gran_ns(target);
-		}
+		bool preempt = ttwu_do_activate(sim, target, t);
 		/* queued on the target's wake list: the IPI is sent whether or
 		 * not the wakee preempts (RES before 5.8, CAL since) */
-		bool queued_res = use_ttwu_queue(waker, target);
-		if (queued_res || use_wakelist(waker, target, no_task)) {
+		if (queued) {
 			send_ipi(sim, waker, target, queued_res ? IRQ_IPI_RES : IRQ_IPI_CAL, true);
 			if (preempt)
 				target->need_resched = true;

@@ -33,7 +33,10 @@
 
 #include "sim.h"
 
-enum task_state { TASK_RUNNING, TASK_RUNNABLE, TASK_SLEEPING };
+/* TASK_WAKING: woken through a wake list whose IPI has not reached the
+ * target yet (host.ipi_latency): on no run queue, and a second wakeup
+ * finds nothing to do (try_to_wake_up's p->on_rq / TASK_WAKING) */
+enum task_state { TASK_RUNNING, TASK_RUNNABLE, TASK_SLEEPING, TASK_WAKING };
 
 /* The program a task runs (app.c, monitor.c): step() runs one step in
  * process context on the task's CPU and returns APP_RAN, or APP_BLOCK after
@@ -77,6 +80,9 @@ void sched_wakeup(struct sim *sim, struct cpu *waker, struct task *t, bool sync)
 void sched_tick(struct sim *sim, struct cpu *c);
 /* An IPI arrived on c. */
 void sched_ipi(struct sim *sim, struct cpu *c, int irq_kind);
+/* A wake list's IPI that carries t (TASK_WAKING) arrived on c: activate t
+ * there (sched_ttwu_pending, ttwu_do_activate). */
+void sched_ttwu_pending(struct sim *sim, struct cpu *c, struct task *t);
 /* How long c, entering idle now, polls before it halts (host.idle_poll,
  * idle_poll_dist, idle_poll_share, idle_poll_sd). */
 sim_ns sched_idle_window(struct cpu *c);

@@ -87,6 +87,12 @@ struct host_cfg {
 	 * polling (sched.c: host_polls_vcpu) */
 	sim_ns vm_halt_poll_ns;
 	sim_ns vm_halt_poll_exit_ns;
+	/* a VM guest: an IPI reaches a vCPU that is not halted (running, or on
+	 * its way into idle) ipi_latency_ns after it was sent -- the host must
+	 * stop the vCPU to inject it; a queued wakeup (wake list) waits for it,
+	 * as the IPI's handler activates the task (sched.c: sched_wakeup);
+	 * 0 = at once (bare metal, and every profile that does not set it) */
+	sim_ns ipi_latency_ns;
 	double cost_cycles[COST_N]; /* see cost.h */
 
 	/* the host's NIC (link.type = nic; see netdev_nic.h) */
