@@ -21,6 +21,7 @@
  *    host.vm_halt_poll_exit later;
  *  - a VM's IPI to a vCPU that is not halted arrives host.ipi_latency
  *    later, and the wake list's task waits for it;
+ *  - a CPU leaving idle for a task pays cost.nohz_exit;
  *  - iperf3's loop: a select() before every read() and write();
  *  - receive-buffer autotuning per receiver RTT (4.19, 6.16, 6.18);
  *  - the softnet backlog runs what its packets send in the same NET_RX
@@ -712,6 +713,28 @@ static void test_ipi_latency_delays_a_queued_wakeup(void **state)
 		      "a halted CPU: throughput as without ipi_latency");
 }
 
+/* cost.nohz_exit: a CPU that leaves idle to run a task pays the idle
+ * loop's way out (tick_nohz_idle_exit restarting the tick) on that CPU:
+ * the reader, asleep between frames 200 us apart, is busier by about one
+ * nohz_exit per wakeup; nothing is charged at 0. */
+static void test_nohz_exit_per_idle_exit(void **state)
+{
+	struct scenario sc;
+	struct metrics none, paid;
+	(void)state;
+	base(&sc, "6.1");
+	set(&sc, "cost.tx_frame", "400000");
+	run(&sc, &none);
+	set(&sc, "cost.nohz_exit", "20000"); /* 10 us at 2 GHz */
+	run(&sc, &paid);
+	expect_range(none.host_cat_pct[0][COST_NOHZ_EXIT], 0, 0, "nohz_exit 0: never charged");
+	expect_range(paid.host_cat_pct[0][COST_NOHZ_EXIT], 1e-6, 100, "nohz_exit: charged");
+	expect_range(m_of(&paid, "wakeups_per_s"), 1000, 1e9, "the reader sleeps between frames");
+	/* the reader's CPU: 10 us more per wakeup (per second, in % of a CPU) */
+	expect_within(m_of(&paid, "rcv_cpu_busy_pct") - m_of(&none, "rcv_cpu_busy_pct"),
+		      m_of(&paid, "wakeups_per_s") * 10e-6 * 100, 0.25, "the reader's CPU: one nohz_exit a wakeup");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -728,6 +751,7 @@ int main(void)
 		cmocka_unit_test(test_backlog_runs_what_its_packets_send),
 		cmocka_unit_test(test_eevdf_run_to_parity),
 		cmocka_unit_test(test_ipi_latency_delays_a_queued_wakeup),
+		cmocka_unit_test(test_nohz_exit_per_idle_exit),
 		cmocka_unit_test(test_hystart_ends_slow_start_on_lo),
 		cmocka_unit_test(test_timeline_records_the_start),
 		cmocka_unit_test(test_rcvbuf_autotuning_by_era),

@@ -274,6 +274,10 @@ void cpu_dispatch(struct sim *sim, struct cpu *c)
 		}
 		step_begin(c, CTX_PROCESS);
 		sched_process_step(sim, c);
+		/* the first work after idle: do_idle's way out (tick_nohz_idle_exit
+		 * restarts the tick NOHZ stopped) before the task runs */
+		if (c->idle_since >= 0 && c->step_ns > 0)
+			cpu_charge(sim, c, COST_NOHZ_EXIT, c->host->cfg->cost_cycles[COST_NOHZ_EXIT]);
 		if ((f = step_finish(sim, c)) != CHUNK_NONE) {
 			c->idle_since = -1;
 			if (f == CHUNK_QUEUED)

@@ -51,4 +51,9 @@ const struct cost_desc cost_table[COST_N] = {
 	 * pending interrupt without being woken (kvm_vcpu_kick of a vCPU in
 	 * kvm_vcpu_halt's poll); past the window ipi_send is paid */
 	[COST_IPI_SEND_POLLED] = {"ipi_send_polled", 600, 1e7, "sending one IPI to a halted vCPU its hypervisor still polls (host.vm_halt_poll)"},
+	/* 0 by default: the reference profiles predate it.  Bare metal: a
+	 * TSC-deadline write, well under a microsecond; a virtual machine pays
+	 * a VM exit for it */
+	[COST_NOHZ_EXIT]     = {"nohz_exit", 0, 1e8,
+				"a CPU leaving idle to run a task: the idle loop's exit and NOHZ's tick restart (tick_nohz_idle_exit, tick_nohz_restart_sched_tick: the local APIC timer reprogrammed)"},
 };

@@ -47,6 +47,7 @@ enum cost_id {
 	COST_TIMER_IRQ,    /* one hrtimer interrupt (local APIC timer, LOC): entry, expiry, reprogramming */
 	COST_POLL,         /* one select()/poll() of the application's loop (iperf3) */
 	COST_IPI_SEND_POLLED, /* an IPI to a halted vCPU its hypervisor still polls (host.vm_halt_poll) */
+	COST_NOHZ_EXIT,    /* leaving idle for a task: NOHZ's tick restart (tick_nohz_idle_exit) */
 	COST_N
 };
 
