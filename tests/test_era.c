@@ -688,6 +688,7 @@ static void test_ipi_latency_delays_a_queued_wakeup(void **state)
 		set(&sc, "run.warmup", "100ms");
 		set(&sc, "run.ci_target", "0");
 		set(&sc, "run.cost_jitter", "0");
+		set(&sc, "cost.nohz_exit", "0"); /* this mechanism alone */
 		set(&sc, "host.ipi_latency", k ? "26us" : "0");
 		run(&sc, k ? &late : &now);
 	}
