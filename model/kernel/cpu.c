@@ -115,8 +115,11 @@ static void irq_step(struct sim *sim, struct cpu *c)
 		cpu_charge(sim, c, COST_IPI_RECV, c->host->cfg->cost_cycles[COST_IPI_RECV]);
 		sched_ipi(sim, c, it.kind);
 		break;
-	case IRQ_IPI_WAKE:
-		c->acct.cal++;
+	case IRQ_IPI_WAKE: /* a wake list's IPI: RES before 5.8 (scheduler_ipi), CAL since */
+		if (host_kernel_at_least(c->host, 5, 8))
+			c->acct.cal++;
+		else
+			c->acct.res++;
 		cpu_charge(sim, c, COST_IPI_RECV, c->host->cfg->cost_cycles[COST_IPI_RECV]);
 		sched_ttwu_pending(sim, c, it.obj);
 		break;

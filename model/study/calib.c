@@ -817,7 +817,7 @@ static double polish_f(const gsl_vector *u, void *params)
 /*
  * The simplex after the solver (calib.h, "Polish"), from u whose chisq is
  * chisq: u moves to the simplex's best point when that is lower.  Fills
- * res->polish_*.  0, or -1 with fc->err (a run failed, or GSL could not
+ * res->polish_*, and sets res->converged when the simplex shrank.  0, or -1 with fc->err (a run failed, or GSL could not
  * allocate).
  */
 static int polish(struct fit_ctx *fc, gsl_vector *u, double chisq, struct calib_result *res)
@@ -857,9 +857,10 @@ static int polish(struct fit_ctx *fc, gsl_vector *u, double chisq, struct calib_
 		}
 		if (s->fval < best)
 			best = s->fval;
-		if (size < CALIB_POLISH_SIZE) {
+		if (size < CALIB_POLISH_SIZE) { /* converged, also where the solver was not */
 			snprintf(res->polish_reason, sizeof(res->polish_reason), "simplex size below %g",
 				 CALIB_POLISH_SIZE);
+			res->converged = true;
 			break;
 		}
 	}
@@ -1066,8 +1067,6 @@ int calib_fit(const struct calib_setup *cs, const struct calib_runs *cr, const b
 			rc = err_set(err, fc.err.code ? fc.err.code : TCPSIM_EFIT, "%s", fc.err.msg);
 			goto out;
 		}
-		if (!res->converged && strncmp(res->polish_reason, "simplex size", 12) == 0)
-			res->converged = true;
 		if (res->polish_moved) {
 			/* f and J at the polished point: the intervals are taken there */
 			st = gsl_multifit_nlinear_init(ufin, &fdf, w);
