@@ -61,6 +61,21 @@ static bool owns_through_step(const struct cpu *c)
 	return host_kernel_at_least(c->host, 4, 14);
 }
 
+/* release_sock runs the ACKs in the backlog, and what they send goes out
+ * inside it: dev_queue_xmit's local_bh_enable receives the frame (on lo
+ * every segment software GSO cut from it) before __release_sock takes the
+ * next skb, and the socket stays owned until the backlog is empty.  The
+ * model receives a GSO frame's segments after the first as softirq steps
+ * of their own (cpu_softirq_inline, 4.14+); the writer keeps its socket
+ * until its CPU has received them, so no frame sent from an ACK on the
+ * other CPU meanwhile overtakes them (the kernel queues that ACK in the
+ * owner's backlog).  True: released. */
+static bool writer_release(struct sim *sim, struct cpu *c, struct task *t)
+{
+	tcp_writer_release(sim, c, t->conn);
+	return !(owns_through_step(c) && c->backlog.len > 0 && !c->bh_off);
+}
+
 /* The end of tcp_sendmsg: release_sock (the ACKs in the backlog). */
 static void writer_return(struct sim *sim, struct cpu *c, struct task *t)
 {
@@ -76,8 +91,11 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 	uint32_t want, n;
 
 	if (t->app->releasing) { /* the call's last step is done */
+		if (!writer_release(sim, c, t))
+			return APP_RAN; /* its segments first, the socket still owned */
 		t->app->releasing = false;
-		writer_return(sim, c, t);
+		t->in_call = false;
+		sim->cnt.writes++;
 		return APP_RAN;
 	}
 	if (!t->in_call) {
@@ -92,8 +110,7 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 		 * the socket (the ACKs in its backlog are processed) and sleeps
 		 * if that freed nothing, until ACKs free space */
 		tcp_push_sendmsg(sim, c, tc);
-		tcp_writer_release(sim, c, tc);
-		if (tc->wmem_queued < tc->sndbuf)
+		if (!writer_release(sim, c, t) || tc->wmem_queued < tc->sndbuf)
 			return APP_RAN;
 		tc->sender_waiting = true;
 		t->app->sends_since_select = 0; /* iperf3: EAGAIN, back to select() */

@@ -197,6 +197,56 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 /* ------------------------------------------------------------------ */
 /* socket ownership (tcp.h)                                            */
 
+/* The page frags a received data skb holds (skb_shinfo()->nr_frags): its
+ * bytes sit in the sender's 32 KB page frags (sk_page_frag, order-3
+ * pages), so one takes a frag and one more each time it crosses a frag's
+ * end: 1 + len / 32 KB on average, rounded (an MSS-sized segment 1, a
+ * 64 KB GSO frame 3); a merged skb counts what it took in. */
+static int skb_frags(const struct skb *s)
+{
+	return s->frags ? s->frags : 1 + (int)((s->len + 16384) / 32768);
+}
+
+/* tcp_add_backlog's coalescing (Linux 5.0+, commit 4f693b55c3d2, "tcp:
+ * implement coalescing on backlog queue"): a data skb that continues the
+ * backlog's tail (end_seq == seq) with the same TCP options -- TSval and
+ * TSecr, millisecond clocks -- and the same ECN marks joins it when their
+ * frags fit in MAX_SKB_FRAGS (skb_try_coalesce; the tail's head data, on
+ * lo none, aside).  The owner's __release_sock then does one skb's TCP
+ * work for both (one cost.rx_tcp, one ACK decision for the bytes of both);
+ * the merged skb's sk_buff is freed at once in this softirq
+ * (kfree_skb_partial) and its data's truesize joins the tail's. */
+#define MAX_SKB_FRAGS 17
+static bool backlog_coalesce(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb)
+{
+	struct skb *tail = tc->rx_backlog.tail;
+	int frags;
+
+	if (!tail || tail->kind != SKB_DATA || !host_kernel_at_least(tc->rcv_host, 5, 0))
+		return false;
+	if (tail->seq + tail->len != skb->seq || tail->ce != skb->ce || tail->ect != skb->ect)
+		return false;
+	/* an skb still charged to its sender's TSQ (the model's veth GRO path
+	 * delivers it unorphaned) keeps its own truesize for tcp_wfree */
+	if (tail->destructor || skb->destructor)
+		return false;
+	if (sim->sc->timestamps &&
+	    (tail->ts_at / NS_PER_MS != skb->ts_at / NS_PER_MS || tail->sent_at / NS_PER_MS != skb->sent_at / NS_PER_MS))
+		return false;
+	frags = skb_frags(tail) + skb_frags(skb);
+	if (frags > MAX_SKB_FRAGS)
+		return false;
+	tail->frags = (uint8_t)frags;
+	tail->len += skb->len;
+	tail->segs = (uint16_t)(tail->segs + skb->segs > 0xFFFF ? 0xFFFF : tail->segs + skb->segs);
+	if (skb->gso_size > tail->gso_size)
+		tail->gso_size = skb->gso_size;
+	tail->truesize += (int)skb->len;
+	sim->cnt.backlog_coalesce++;
+	skb_free(sim, c, skb);
+	return true;
+}
+
 bool tcp_defer_to_owner(struct sim *sim, struct cpu *c, struct skb *skb)
 {
 	struct tcp_conn *tc = skb->conn;
@@ -209,6 +259,8 @@ bool tcp_defer_to_owner(struct sim *sim, struct cpu *c, struct skb *skb)
 		 * the TCP work and wakes it (sk_data_ready) */
 		if (tc->receiver_waiting && host_kernel_at_least(tc->rcv_host, 4, 14))
 			return false;
+		if (!tc->receiver_waiting && backlog_coalesce(sim, c, tc, skb))
+			return true;
 		skb_list_push(&tc->rx_backlog, skb);
 		if (tc->receiver_waiting && tc->rx_backlog.len == 1) { /* tcp_prequeue: wake on the first */
 			tc->receiver_waiting = false;

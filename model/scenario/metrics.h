@@ -80,6 +80,8 @@ enum metric_id {
 	METRIC_RPS_STEERED_PER_S,
 	/* tcp_info's rwnd_limited over busy_time, the connections summed */
 	METRIC_SND_RWND_LIMITED_PCT,
+	/* tcp_add_backlog's merges (5.0+), named as measure-live's TcpExt column */
+	METRIC_BACKLOG_COALESCE_PER_S,
 	/* the LKP counters host by host: the sender's host (_send) and the
 	 * receiver's (_recv); on a one-host run both are that host's */
 	METRIC_NETRX_SOFTIRQS_PER_S_SEND,
