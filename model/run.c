@@ -351,6 +351,7 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	DELTA(retrans_segs); DELTA(recoveries); DELTA(undos);
 	DELTA(writes); DELTA(pace_irqs); DELTA(hrtimer_softirqs); DELTA(skb_deferred); DELTA(wake_no_ipi);
 	DELTA(backlog_coalesce);
+	DELTA(rcv_coalesce);
 #undef DELTA
 	out->measured_s = secs;
 	out->warmup_s = (double)ms->start / 1e9; /* extended while autotuning moved buffers */
@@ -450,6 +451,7 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 		out->v[METRIC_SND_RWND_LIMITED_PCT] = busy > 0 ? 100.0 * (double)rwnd / (double)busy : 0;
 	}
 	out->v[METRIC_BACKLOG_COALESCE_PER_S] = (double)d.backlog_coalesce / secs;
+	out->v[METRIC_RCV_COALESCE_PER_S] = (double)d.rcv_coalesce / secs;
 	if (d.data_frames) {
 		out->v[METRIC_SEGS_PER_FRAME] = (double)d.data_segs / (double)d.data_frames;
 		out->v[METRIC_ACKS_PER_FRAME] = (double)d.acks / (double)d.data_frames;

@@ -30,6 +30,7 @@
  *    that receives it (model 4.0+);
  *  - software GSO's segments on lo received one after another (4.14);
  *  - tcp_add_backlog merges a segment into the backlog's tail (5.0).
+ *  - a data skb merged into the receive queue's tail (model 4.0+).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -449,6 +450,36 @@ static void test_backlog_coalesce_since_5_0(void **state)
 		     "a reader asleep between frames: (almost) none");
 }
 
+/* tcp_try_coalesce (the kernel 3.5+, the model 4.0+): a reader behind its
+ * data (iperf3's select() and 4 KB read at 20,000 cycles a select) finds
+ * frames merged into its receive queue's tail, never more merges than
+ * frames; the 3.x model merges none.  Its merged skbs free the window in
+ * large steps: the sender's frames carry several writes each. */
+static void test_rcv_coalesce_since_4_0(void **state)
+{
+	static const char *const kernels[] = {"3.18", "4.0", "6.1"};
+	struct scenario sc;
+	struct metrics m;
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		base(&sc, kernels[k]);
+		set(&sc, "app.loop", "iperf3");
+		set(&sc, "link.mtu", "9000");
+		set(&sc, "app.send_size", "4K");
+		set(&sc, "app.recv_size", "4K");
+		set(&sc, "cost.poll", "20000");
+		run(&sc, &m);
+		double merged = m_of(&m, "tcpext_TCPRcvCoalesce_per_s"), frames = m_of(&m, "frames_per_s");
+		if (k == 0) {
+			expect_range(merged, 0, 0, "3.18: no receive-queue coalescing in the model");
+		} else {
+			expect_range(merged, 0.05 * frames, frames, "4.0+: a share of the frames merged");
+			expect_range(m_of(&m, "frames_per_s") / m_of(&m, "writes_per_s"), 0, 0.5,
+				     "4.0+: a reader behind: several writes a frame");
+		}
+	}
+}
+
 /* host.vm_halt_poll: within the window the sender pays ipi_send_polled,
  * not ipi_send, and the reader's vCPU runs vm_halt_poll_exit (not
  * idle_exit) later; the guest still sends its CAL; a window shorter than
@@ -760,7 +791,9 @@ static void test_ipi_latency_delays_a_queued_wakeup(void **state)
 	if (!(m_of(&late, "wakeups_per_s") < 0.7 * m_of(&now, "wakeups_per_s")))
 		fail_msg("ipi_latency 26 us: %.0f wakeups/s against %.0f at once", m_of(&late, "wakeups_per_s"),
 			 m_of(&now, "wakeups_per_s"));
-	if (!(m_of(&late, "throughput_mbps") > 1.1 * m_of(&now, "throughput_mbps")))
+	/* each wakeup spared is an IPI the writer does not pay (cost.ipi_send,
+	 * 15 us here): half the wakeups, some 7% of its CPU */
+	if (!(m_of(&late, "throughput_mbps") > 1.04 * m_of(&now, "throughput_mbps")))
 		fail_msg("ipi_latency 26 us: %.0f Mbit/s against %.0f at once", m_of(&late, "throughput_mbps"),
 			 m_of(&now, "throughput_mbps"));
 	/* frames 200 us apart: every wakeup finds the reader's CPU halted */
@@ -824,6 +857,7 @@ int main(void)
 		cmocka_unit_test(test_ack_takes_the_ip_layer_since_4_0),
 		cmocka_unit_test(test_lo_gso_segments_one_by_one_since_4_14),
 		cmocka_unit_test(test_rwnd_limited_share),
+		cmocka_unit_test(test_rcv_coalesce_since_4_0),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,7 +53,7 @@ struct skb {
 	uint64_t sack_hi;        /* ACK: highest byte SACKed beyond ack_seq (0: no SACK block) */
 	bool dsack;              /* ACK: reports data received twice (D-SACK) */
 	bool retrans;            /* data: a retransmission (not on the write queue) */
-	uint8_t frags;           /* received data merged in the backlog: its page frags (0: one skb's, skb_frags) */
+	uint8_t frags;           /* received data with others merged in (backlog or receive queue): its page frags (0: its own) */
 	sim_ns sent_at;          /* write queue: when it was handed to the device */
 	sim_ns ts_at;            /* TS option: an ACK's TSval, a data frame's TSecr (the time each stands for) */
 	struct skb *orig;        /* clone: the write-queue skb it shares memory with */

@@ -178,12 +178,69 @@ static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
 	}
 }
 
-/* Queue an in-order skb and learn rcv_mss from it. */
-static void queue_in_order(struct tcp_conn *tc, struct skb *skb)
+/* The page frags a received data skb holds (skb_shinfo()->nr_frags).  On
+ * lo and veth it is the sender's skb: a stream's bytes sit in 32 KB page
+ * frags (sk_page_frag, order-3 pages), so it takes one frag and one more
+ * each time it crosses a frag's end, 1 + len / 32 KB rounded (an MSS 1, a
+ * 64 KB GSO frame 3); sendfile's sit in the file's 4 KB pages.  A NIC's
+ * receive buffers hold a segment each.  A merged skb counts what it took in. */
+static int tcp_rx_frags(const struct tcp_conn *tc, const struct skb *s)
 {
-	tc->rmem_alloc += skb->truesize;
-	skb_list_push(&tc->rq, skb);
+	if (s->frags)
+		return s->frags;
+	if (!s->orig)
+		return s->segs > 0 ? s->segs : 1;
+	return tc->tx_page_frags ? 1 + (int)((s->len + 16384) / 32768) : 1 + (int)((s->len + 2048) / 4096);
+}
+
+/* tcp_queue_rcv -> tcp_try_coalesce -> skb_try_coalesce (3.5+, commit
+ * 1402d366019f; the model from 4.0, the 3.x profiles having been fitted
+ * without it): an in-order skb joins the receive queue's tail when their
+ * frags fit in MAX_SKB_FRAGS and the tail's data is its own -- not still
+ * shared with the sender's unacked original (skb_cloned: on lo and veth
+ * the tail is the sender's clone until its ACK frees the original).  The
+ * tail's truesize takes the newcomer's data, and the whole of it stays
+ * charged (sk_rmem_alloc) until the reader has copied all of it: a reader
+ * behind its data frees the window a merged skb at a time, so the window
+ * reopens in steps of up to 17 frags.  The newcomer's sk_buff is freed at
+ * once in this softirq (kfree_skb_partial). */
+#define MAX_SKB_FRAGS 17
+static bool rcv_coalesce(struct sim *sim, struct cpu *c, struct tcp_conn *tc, const struct skb *skb)
+{
+	struct skb *tail = tc->rq.tail;
+	int frags;
+
+	if (!tail || !host_kernel_at_least(tc->rcv_host, 4, 0) || tail->seq + tail->len != skb->seq)
+		return false;
+	if (tail->orig && tail->orig->refs > 1) /* skb_cloned(to) */
+		return false;
+	if (tail->destructor || skb->destructor) /* still charged to its sender (veth's GRO path) */
+		return false;
+	frags = tcp_rx_frags(tc, tail) + tcp_rx_frags(tc, skb);
+	if (frags > MAX_SKB_FRAGS)
+		return false;
+	tail->frags = (uint8_t)frags;
+	tail->len += skb->len;
+	tail->segs = (uint16_t)(tail->segs + skb->segs > 0xFFFF ? 0xFFFF : tail->segs + skb->segs);
+	tail->truesize += (int)skb->len;
+	tc->rmem_alloc += (int64_t)skb->len;
+	sim->cnt.rcv_coalesce++;
+	return true;
+}
+
+/* Queue an in-order skb and learn rcv_mss from it (tcp_event_data_recv,
+ * after the queueing); a merged one's sk_buff goes after that. */
+static void queue_in_order(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb)
+{
+	bool merged = rcv_coalesce(sim, c, tc, skb);
+
+	if (!merged) {
+		tc->rmem_alloc += skb->truesize;
+		skb_list_push(&tc->rq, skb);
+	}
 	take_in_order(tc, skb);
+	if (merged)
+		skb_free(sim, c, skb);
 }
 
 void tcp_rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb, bool direct)
@@ -235,7 +292,7 @@ void tcp_rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct sk
 		sim->cnt.app_bytes += skb->len;
 		skb_free(sim, c, skb);
 	} else {
-		queue_in_order(tc, skb);
+		queue_in_order(sim, c, tc, skb);
 	}
 	while (tc->ofo && tc->ofo->seq <= tc->rcv_nxt) { /* tcp_ofo_queue */
 		struct skb *o = tc->ofo;
@@ -251,7 +308,7 @@ void tcp_rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct sk
 			o->seq += cut;
 			o->len -= cut;
 		}
-		queue_in_order(tc, o);
+		queue_in_order(sim, c, tc, o);
 	}
 
 	if (tc->receiver_waiting) { /* sk_data_ready */

@@ -115,6 +115,8 @@ const struct metric_desc metric_table[METRIC_N] = {
 		"(tcp_info tcpi_rwnd_limited / tcpi_busy_time; ss -ti)"},
 	[METRIC_BACKLOG_COALESCE_PER_S] = {"tcpext_TCPBacklogCoalesce_per_s", NULL, 0, "skbs/s",
 		"data skbs merged into the tail of the socket's backlog while its owner held it (tcp_add_backlog, 5.0+)"},
+	[METRIC_RCV_COALESCE_PER_S] = {"tcpext_TCPRcvCoalesce_per_s", NULL, 0, "skbs/s",
+		"data skbs merged into the tail of the socket's receive queue (tcp_try_coalesce; the model from 4.0)"},
 #define HOST_PAIR(id, col, unit, what)                                                                     \
 	[id##_SEND] = {col "_send", NULL, 0, unit, what ", the sender's host"},                              \
 	[id##_RECV] = {col "_recv", NULL, 0, unit, what ", the receiver's host (the sender's on one host)"}

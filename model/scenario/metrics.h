@@ -82,6 +82,9 @@ enum metric_id {
 	METRIC_SND_RWND_LIMITED_PCT,
 	/* tcp_add_backlog's merges (5.0+), named as measure-live's TcpExt column */
 	METRIC_BACKLOG_COALESCE_PER_S,
+	/* tcp_queue_rcv's merges into the receive queue's tail, named as
+	 * measure-live's TcpExt column */
+	METRIC_RCV_COALESCE_PER_S,
 	/* the LKP counters host by host: the sender's host (_send) and the
 	 * receiver's (_recv); on a one-host run both are that host's */
 	METRIC_NETRX_SOFTIRQS_PER_S_SEND,
