@@ -29,7 +29,7 @@
  *  - an ACK pays the IP layer and socket lookup (rx_frame) in the softirq
  *    that receives it (model 4.0+);
  *  - software GSO's segments on lo received one after another (4.14);
- *  - tcp_add_backlog merges a segment into the backlog's tail (5.0).
+ *  - tcp_add_backlog merges a segment into the backlog's tail (5.0);
  *  - a data skb merged into the receive queue's tail (model 4.0+).
  */
 #include <setjmp.h>
