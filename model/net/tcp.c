@@ -197,14 +197,19 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 /* ------------------------------------------------------------------ */
 /* socket ownership (tcp.h)                                            */
 
-/* The page frags a received data skb holds (skb_shinfo()->nr_frags): its
- * bytes sit in the sender's 32 KB page frags (sk_page_frag, order-3
- * pages), so one takes a frag and one more each time it crosses a frag's
- * end: 1 + len / 32 KB on average, rounded (an MSS-sized segment 1, a
- * 64 KB GSO frame 3); a merged skb counts what it took in. */
-static int skb_frags(const struct skb *s)
+/* The page frags a received data skb holds (skb_shinfo()->nr_frags).  On
+ * lo and veth it is the sender's skb: a stream's bytes sit in 32 KB page
+ * frags (sk_page_frag, order-3 pages), so it takes one frag and one more
+ * each time it crosses a frag's end, 1 + len / 32 KB rounded (an MSS 1, a
+ * 64 KB GSO frame 3); sendfile's sit in the file's 4 KB pages.  A NIC's
+ * receive buffers hold a segment each.  A merged skb counts what it took in. */
+int tcp_rx_frags(const struct tcp_conn *tc, const struct skb *s)
 {
-	return s->frags ? s->frags : 1 + (int)((s->len + 16384) / 32768);
+	if (s->frags)
+		return s->frags;
+	if (!s->orig)
+		return s->segs > 0 ? s->segs : 1;
+	return tc->tx_page_frags ? 1 + (int)((s->len + 16384) / 32768) : 1 + (int)((s->len + 2048) / 4096);
 }
 
 /* tcp_add_backlog's coalescing (Linux 5.0+, commit 4f693b55c3d2, "tcp:
@@ -233,7 +238,7 @@ static bool backlog_coalesce(struct sim *sim, struct cpu *c, struct tcp_conn *tc
 	if (sim->sc->timestamps &&
 	    (tail->ts_at / NS_PER_MS != skb->ts_at / NS_PER_MS || tail->sent_at / NS_PER_MS != skb->sent_at / NS_PER_MS))
 		return false;
-	frags = skb_frags(tail) + skb_frags(skb);
+	frags = tcp_rx_frags(tc, tail) + tcp_rx_frags(tc, skb);
 	if (frags > MAX_SKB_FRAGS)
 		return false;
 	tail->frags = (uint8_t)frags;

@@ -178,21 +178,6 @@ static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
 	}
 }
 
-/* The page frags a received data skb holds (skb_shinfo()->nr_frags).  On
- * lo and veth it is the sender's skb: a stream's bytes sit in 32 KB page
- * frags (sk_page_frag, order-3 pages), so it takes one frag and one more
- * each time it crosses a frag's end, 1 + len / 32 KB rounded (an MSS 1, a
- * 64 KB GSO frame 3); sendfile's sit in the file's 4 KB pages.  A NIC's
- * receive buffers hold a segment each.  A merged skb counts what it took in. */
-static int tcp_rx_frags(const struct tcp_conn *tc, const struct skb *s)
-{
-	if (s->frags)
-		return s->frags;
-	if (!s->orig)
-		return s->segs > 0 ? s->segs : 1;
-	return tc->tx_page_frags ? 1 + (int)((s->len + 16384) / 32768) : 1 + (int)((s->len + 2048) / 4096);
-}
-
 /* tcp_queue_rcv -> tcp_try_coalesce -> skb_try_coalesce (3.5+, commit
  * 1402d366019f; the model from 4.0, the 3.x profiles having been fitted
  * without it): an in-order skb joins the receive queue's tail when their
