@@ -66,11 +66,13 @@ WEIGHT=${WEIGHT:-throughput_mbps=3,snd_cpu_busy_pct=1,rcv_cpu_busy_pct=1,frames_
 # The fit starts where the machine's own regression puts the costs (the
 # profile's [cost], from costfit).  STARTS=N scans N-1 more starts spread
 # log-uniformly over each key's bounds (start/100 .. start*100) and solves
-# from the lowest chisq: on intel-xeon-2cpu-2600 that lands on a chisq as
+# from the lowest chisq.  On the committed model the scan picks the
+# profile's start on all three hosts (the same files); on the model before
+# receive coalescing (94c5622) it took intel-xeon-2cpu-2600 to a chisq as
 # low (48.8 against 49.2) at costs its regression and perf profile rule out
-# (copy 0.31 cycles a byte; perf's _copy_to_iter share gives 0.12-0.17) and
-# predicts the held-out rows worse (46% against 25%); on the AMD hosts it
-# picks the profile's start anyway (validation/live/README.md).
+# (copy 0.31 cycles a byte; perf's _copy_to_iter share gives 0.12-0.17),
+# which predicted the held-out rows worse (46% against 25%;
+# validation/live/README.md).
 STARTS=${STARTS:-1}
 # FIT_TO=runs: each residual to the nearest of the point's single runs
 # (MACHINE.reps.csv) instead of its median -- a point whose runs settle in
