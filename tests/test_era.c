@@ -831,6 +831,38 @@ static void test_nohz_exit_per_idle_exit(void **state)
 		      m_of(&paid, "wakeups_per_s") * 10e-6 * 100, 0.25, "the reader's CPU: one nohz_exit a wakeup");
 }
 
+/* cost.rx_gso_seg: a segment software GSO cut (lo without TSO) pays its
+ * receive, ip_rcv to tcp_queue_rcv, as one price in place of rx_frame and
+ * rx_tcp; 0 (the default) leaves it a frame's.  A TSO frame never pays it. */
+static void test_rx_gso_seg_prices_a_segment(void **state)
+{
+	struct scenario sc;
+	struct metrics frame, seg, tso;
+	(void)state;
+	base(&sc, "6.18");
+	set(&sc, "app.send_size", "64K");
+	set(&sc, "app.recv_size", "64K");
+	set(&sc, "offload.tso", "off");
+	run(&sc, &frame);
+	set(&sc, "cost.rx_gso_seg", "300");
+	run(&sc, &seg);
+	set(&sc, "offload.tso", "on");
+	run(&sc, &tso);
+	double hz = sc.host[0].cpus * sc.host[0].ghz * 1e9;
+	expect_range(m_of(&seg, "segs_per_frame"), 8, 1e9, "GSO frames of many segments");
+	expect_range(frame.host_cat_pct[0][COST_RX_GSO_SEG], 0, 0, "rx_gso_seg 0: never charged");
+	expect_range(seg.host_cat_pct[0][COST_RX_GSO_SEG] / 100.0 * hz / m_of(&seg, "segs_per_s"), 300 * 0.95, 300 * 1.05,
+		     "rx_gso_seg cycles per segment");
+	/* what still pays rx_tcp and rx_frame: the ACKs' IP layer, and frames
+	 * of one segment, which are not cut */
+	expect_range(seg.host_cat_pct[0][COST_RX_TCP], 0, 0.1 * frame.host_cat_pct[0][COST_RX_TCP],
+		     "rx_tcp: a tenth of the frame pricing's or less");
+	expect_range(seg.host_cat_pct[0][COST_RX_FRAME], 0, 0.2 * frame.host_cat_pct[0][COST_RX_FRAME],
+		     "rx_frame: a fifth of the frame pricing's or less");
+	expect_range(tso.host_cat_pct[0][COST_RX_GSO_SEG], 0, 0, "TSO: no segment cut, rx_gso_seg never charged");
+	expect_range(tso.host_cat_pct[0][COST_RX_TCP], 1e-6, 100, "TSO: a frame pays rx_tcp");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -849,6 +881,7 @@ int main(void)
 		cmocka_unit_test(test_eevdf_run_to_parity),
 		cmocka_unit_test(test_ipi_latency_delays_a_queued_wakeup),
 		cmocka_unit_test(test_nohz_exit_per_idle_exit),
+		cmocka_unit_test(test_rx_gso_seg_prices_a_segment),
 		cmocka_unit_test(test_hystart_ends_slow_start_on_lo),
 		cmocka_unit_test(test_timeline_records_the_start),
 		cmocka_unit_test(test_rcvbuf_autotuning_by_era),

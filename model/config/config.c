@@ -398,7 +398,7 @@ static const char *const cost_names[COST_N][2] = {
 	CN(COST_TICK, "tick"),             CN(COST_MONITOR, "monitor"),
 	CN(COST_KSWAPD, "kswapd"),         CN(COST_TIMER_IRQ, "timer_irq"),
 	CN(COST_POLL, "poll"),             CN(COST_IPI_SEND_POLLED, "ipi_send_polled"),
-	CN(COST_NOHZ_EXIT, "nohz_exit"),
+	CN(COST_NOHZ_EXIT, "nohz_exit"),   CN(COST_RX_GSO_SEG, "rx_gso_seg"),
 };
 
 /* ---- keys: a (section, row, cost) triple, walked in table order ---- */

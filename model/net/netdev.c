@@ -56,6 +56,7 @@ static void lo_segment(struct sim *sim, struct cpu *c, struct skb *gso,
 		seg->ts_at = gso->ts_at; /* the TCP header (and its options) copied to each */
 		seg->len = (uint32_t)(end - seq < mss ? end - seq : mss);
 		seg->segs = 1;
+		seg->gso_cut = true;
 		seg->truesize += (int)seg->len;
 		seq += seg->len;
 		deliver(sim, c, seg);
@@ -140,7 +141,9 @@ void netdev_rx(struct sim *sim, struct cpu *c, struct skb *skb)
 	 * tcp_ack (validation/live/amd-epyc-2cpu.profile.txt).  The model
 	 * charges it from 4.0 on; its 3.x profiles were fitted with ACKs
 	 * paying only ack_rx */
-	if (skb->kind != SKB_ACK || host_kernel_at_least(c->host, 4, 0))
+	if (rx_gso_seg(c, skb))
+		cpu_charge(sim, c, COST_RX_GSO_SEG, c->host->cfg->cost_cycles[COST_RX_GSO_SEG]);
+	else if (skb->kind != SKB_ACK || host_kernel_at_least(c->host, 4, 0))
 		cpu_charge(sim, c, COST_RX_FRAME, c->host->cfg->cost_cycles[COST_RX_FRAME]);
 	sim->proto_rcv(sim, c, skb);
 }

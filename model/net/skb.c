@@ -125,6 +125,11 @@ static void slab_free(struct sim *sim, struct cpu *c)
 	}
 }
 
+bool rx_gso_seg(const struct cpu *c, const struct skb *s)
+{
+	return s->gso_cut && c->host->cfg->cost_cycles[COST_RX_GSO_SEG] > 0;
+}
+
 struct skb *skb_alloc(struct sim *sim, struct cpu *c, enum skb_kind kind)
 {
 	struct skb *s = skb_get(sim);

@@ -53,6 +53,7 @@ struct skb {
 	uint64_t sack_hi;        /* ACK: highest byte SACKed beyond ack_seq (0: no SACK block) */
 	bool dsack;              /* ACK: reports data received twice (D-SACK) */
 	bool retrans;            /* data: a retransmission (not on the write queue) */
+	bool gso_cut;            /* data: a segment skb_segment cut for a device without TSO */
 	uint8_t frags;           /* received data with others merged in (backlog or receive queue): its page frags (0: its own) */
 	sim_ns sent_at;          /* write queue: when it was handed to the device */
 	sim_ns ts_at;            /* TS option: an ACK's TSval, a data frame's TSecr (the time each stands for) */
@@ -108,6 +109,10 @@ void skb_orphan(struct sim *sim, struct cpu *c, struct skb *s);
 /* Drop one reference; the slab object is freed on c with the last one
  * (the destructor first). */
 void skb_free(struct sim *sim, struct cpu *c, struct skb *s);
+
+/* A segment software GSO cut, received on c whose host prices it on its
+ * own (cost.rx_gso_seg > 0): it pays that in place of rx_frame and rx_tcp. */
+bool rx_gso_seg(const struct cpu *c, const struct skb *s);
 
 /* A reader on c is done with a received data skb (tcp_eat_recv_skb).
  * Since 5.17 (skb_attempt_defer_free, commit 68822bdf76f1) an skb that

@@ -303,7 +303,8 @@ int64_t tcp_reader_backlog_one(struct sim *sim, struct cpu *c, struct tcp_conn *
 		}
 		return -1;
 	}
-	cpu_charge(sim, c, COST_RX_TCP, c->host->cfg->cost_cycles[COST_RX_TCP]);
+	if (!rx_gso_seg(c, skb))
+		cpu_charge(sim, c, COST_RX_TCP, c->host->cfg->cost_cycles[COST_RX_TCP]);
 	/* the fast path's direct copy: the reader has read everything queued
 	 * (copied_seq == rcv_nxt) and the frame fits in what recv() still
 	 * wants; removed with the prequeue in 4.14 (ucopy) */

@@ -471,9 +471,10 @@ void tcp_v4_rcv(struct sim *sim, struct cpu *c, struct skb *skb)
 	/* the socket lookup runs here, in the softirq */
 	if (tcp_defer_to_owner(sim, c, skb))
 		return; /* the owner's process context does the TCP work */
-	if (!ack)
-		cpu_charge(sim, c, COST_RX_TCP, cost[COST_RX_TCP]);
-	else
+	if (!ack) {
+		if (!rx_gso_seg(c, skb))
+			cpu_charge(sim, c, COST_RX_TCP, cost[COST_RX_TCP]);
+	} else
 		cpu_charge(sim, c, COST_ACK_RX, cost[COST_ACK_RX]);
 	tcp_rcv(sim, c, skb); /* frees an ACK skb */
 	/* FreeBSD's tcp_input calls sowwakeup() whenever an ACK drops data from

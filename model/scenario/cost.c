@@ -56,4 +56,12 @@ const struct cost_desc cost_table[COST_N] = {
 	 * a VM exit for it */
 	[COST_NOHZ_EXIT]     = {"nohz_exit", 0, 1e8,
 				"a CPU leaving idle to run a task: the idle loop's exit and NOHZ's tick restart (tick_nohz_idle_exit, tick_nohz_restart_sched_tick: the local APIC timer reprogrammed)"},
+	/* 0 by default (every profile before it: such a segment pays rx_frame
+	 * and rx_tcp, as a frame does).  A segment skb_segment cut is received
+	 * right after its frame's others, its flow's lines hot, and merges into
+	 * the queue's tail: on intel-xeon-2cpu-2600 lo's receive path takes
+	 * ~550 cycles a segment (validation/live/intel-xeon-2cpu-2600.profile-tsooff.txt),
+	 * where the fit prices a frame's rx_frame + rx_tcp at ~1,700 */
+	[COST_RX_GSO_SEG]    = {"rx_gso_seg", 0, 1e7,
+				"the receive of one segment software GSO cut (skb_segment on lo, or veth without the peer's GRO): ip_rcv to tcp_queue_rcv, in place of rx_frame and rx_tcp (0: it pays those, as a frame)"},
 };

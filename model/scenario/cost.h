@@ -48,6 +48,7 @@ enum cost_id {
 	COST_POLL,         /* one select()/poll() of the application's loop (iperf3) */
 	COST_IPI_SEND_POLLED, /* an IPI to a halted vCPU its hypervisor still polls (host.vm_halt_poll) */
 	COST_NOHZ_EXIT,    /* leaving idle for a task: NOHZ's tick restart (tick_nohz_idle_exit) */
+	COST_RX_GSO_SEG,   /* the receive of one segment software GSO cut (skb_segment), ip_rcv to tcp_queue_rcv */
 	COST_N
 };
 

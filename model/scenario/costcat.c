@@ -50,6 +50,7 @@ const struct costcat_desc costcat_table[COST_N] = {
 	[COST_POLL]          = {CAT_ETC, "do_select, core_sys_select, sock_poll, tcp_poll"},
 	[COST_IPI_SEND_POLLED] = {CAT_ETC, "native_write_msr (x2APIC ICR: a VM exit the host answers from its halt poll)"},
 	[COST_NOHZ_EXIT]     = {CAT_SCHED, "tick_nohz_idle_exit, tick_nohz_restart_sched_tick, native_write_msr"},
+	[COST_RX_GSO_SEG]    = {CAT_TCPIP, "ip_rcv, tcp_v4_rcv, tcp_rcv_established, tcp_queue_rcv (a segment skb_segment cut)"},
 };
 
 static const char *const cat_names[CAT_N][2] = {

@@ -51,6 +51,7 @@ PREPS=""
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT INT TERM
 
+FIT_SET=${FIT:+1}
 FIT=${FIT:-cost.copy_byte,cost.syscall,cost.poll,cost.tx_frame,cost.rx_frame,cost.rx_tcp,cost.ack_tx,cost.ack_rx,cost.tx_seg,cost.wakeup,cost.ctxsw}
 # Fitted on throughput, each CPU's busy share, and the mechanics the namespace
 # counters measure exactly (frames, ACKs).  Context switches and NET_RX are
@@ -62,6 +63,11 @@ FIT=${FIT:-cost.copy_byte,cost.syscall,cost.poll,cost.tx_frame,cost.rx_frame,cos
 # or write() does far more than getppid(); iperf3's select() is a key of
 # its own (poll): costfit has the writer's CPU at ~2,600 cycles a write, the
 # reader's at ~5,800 a select() and read().
+# a profile that prices a software-GSO segment's receive on its own
+# (cost.rx_gso_seg) has it fitted too, on the TSO-off training rows
+if [ -z "${FIT_SET:-}" ] && grep -q '^rx_gso_seg *= *[1-9]' "scenarios/live/$M.cfg" 2>/dev/null; then
+	FIT="$FIT,cost.rx_gso_seg"
+fi
 WEIGHT=${WEIGHT:-throughput_mbps=3,snd_cpu_busy_pct=1,rcv_cpu_busy_pct=1,frames_per_s=1,acks_per_s=1,others=0}
 # The fit starts where the machine's own regression puts the costs (the
 # profile's [cost], from costfit).  STARTS=N scans N-1 more starts spread
