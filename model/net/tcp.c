@@ -212,6 +212,23 @@ int tcp_rx_frags(const struct tcp_conn *tc, const struct skb *s)
 	return tc->tx_page_frags ? 1 + (int)((s->len + 16384) / 32768) : 1 + (int)((s->len + 2048) / 4096);
 }
 
+/* skb_try_coalesce: skb's data joins tail when their page frags fit in
+ * MAX_SKB_FRAGS; the tail takes its bytes, segments and truesize (the
+ * callers' tests before it are their own).  False: nothing changed. */
+#define MAX_SKB_FRAGS 17
+bool tcp_skb_try_coalesce(const struct tcp_conn *tc, struct skb *tail, const struct skb *skb)
+{
+	int frags = tcp_rx_frags(tc, tail) + tcp_rx_frags(tc, skb);
+
+	if (frags > MAX_SKB_FRAGS)
+		return false;
+	tail->frags = (uint8_t)frags;
+	tail->len += skb->len;
+	tail->segs = (uint16_t)(tail->segs + skb->segs > 0xFFFF ? 0xFFFF : tail->segs + skb->segs);
+	tail->truesize += (int)skb->len;
+	return true;
+}
+
 /* tcp_add_backlog's coalescing (Linux 5.0+, commit 4f693b55c3d2, "tcp:
  * implement coalescing on backlog queue"): a data skb that continues the
  * backlog's tail (end_seq == seq) with the same TCP options -- TSval and
@@ -221,11 +238,9 @@ int tcp_rx_frags(const struct tcp_conn *tc, const struct skb *s)
  * work for both (one cost.rx_tcp, one ACK decision for the bytes of both);
  * the merged skb's sk_buff is freed at once in this softirq
  * (kfree_skb_partial) and its data's truesize joins the tail's. */
-#define MAX_SKB_FRAGS 17
 static bool backlog_coalesce(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb)
 {
 	struct skb *tail = tc->rx_backlog.tail;
-	int frags;
 
 	if (!tail || tail->kind != SKB_DATA || !host_kernel_at_least(tc->rcv_host, 5, 0))
 		return false;
@@ -238,15 +253,10 @@ static bool backlog_coalesce(struct sim *sim, struct cpu *c, struct tcp_conn *tc
 	if (sim->sc->timestamps &&
 	    (tail->ts_at / NS_PER_MS != skb->ts_at / NS_PER_MS || tail->sent_at / NS_PER_MS != skb->sent_at / NS_PER_MS))
 		return false;
-	frags = tcp_rx_frags(tc, tail) + tcp_rx_frags(tc, skb);
-	if (frags > MAX_SKB_FRAGS)
+	if (!tcp_skb_try_coalesce(tc, tail, skb))
 		return false;
-	tail->frags = (uint8_t)frags;
-	tail->len += skb->len;
-	tail->segs = (uint16_t)(tail->segs + skb->segs > 0xFFFF ? 0xFFFF : tail->segs + skb->segs);
 	if (skb->gso_size > tail->gso_size)
 		tail->gso_size = skb->gso_size;
-	tail->truesize += (int)skb->len;
 	sim->cnt.backlog_coalesce++;
 	skb_free(sim, c, skb);
 	return true;

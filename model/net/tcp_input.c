@@ -189,11 +189,9 @@ static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
  * behind its data frees the window a merged skb at a time, so the window
  * reopens in steps of up to 17 frags.  The newcomer's sk_buff is freed at
  * once in this softirq (kfree_skb_partial). */
-#define MAX_SKB_FRAGS 17
 static bool rcv_coalesce(struct sim *sim, struct cpu *c, struct tcp_conn *tc, const struct skb *skb)
 {
 	struct skb *tail = tc->rq.tail;
-	int frags;
 
 	if (!tail || !host_kernel_at_least(tc->rcv_host, 4, 0) || tail->seq + tail->len != skb->seq)
 		return false;
@@ -201,13 +199,8 @@ static bool rcv_coalesce(struct sim *sim, struct cpu *c, struct tcp_conn *tc, co
 		return false;
 	if (tail->destructor || skb->destructor) /* still charged to its sender (veth's GRO path) */
 		return false;
-	frags = tcp_rx_frags(tc, tail) + tcp_rx_frags(tc, skb);
-	if (frags > MAX_SKB_FRAGS)
+	if (!tcp_skb_try_coalesce(tc, tail, skb))
 		return false;
-	tail->frags = (uint8_t)frags;
-	tail->len += skb->len;
-	tail->segs = (uint16_t)(tail->segs + skb->segs > 0xFFFF ? 0xFFFF : tail->segs + skb->segs);
-	tail->truesize += (int)skb->len;
 	tc->rmem_alloc += (int64_t)skb->len;
 	sim->cnt.rcv_coalesce++;
 	return true;
