@@ -30,7 +30,9 @@
  *    that receives it (model 4.0+);
  *  - software GSO's segments on lo received one after another (4.14);
  *  - tcp_add_backlog merges a segment into the backlog's tail (5.0);
- *  - a data skb merged into the receive queue's tail (model 4.0+).
+ *  - a data skb merged into the receive queue's tail (model 4.0+);
+ *  - a socket's cache lines moving between CPUs (cost.sock_xcpu), and a
+ *    copy of bytes the other CPU touched last (cost.copy_xcpu; all eras).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -516,6 +518,74 @@ static void test_vm_halt_poll(void **state)
 		      "a 1 us window: ipi_send as without");
 }
 
+/* cost.sock_xcpu: a CPU that touches a socket the other CPU touched last
+ * pays for its lines; pinned apart every frame and ACK moves a socket, pinned
+ * together none does, and 0 (every profile but the ones that measured
+ * it) charges nothing. */
+static void test_sock_lines_move_between_cpus(void **state)
+{
+	struct scenario sc;
+	struct metrics apart, together, off;
+	(void)state;
+	base(&sc, "6.18");
+	set(&sc, "cost.sock_xcpu", "5000");
+	run(&sc, &apart);
+	set(&sc, "app.recv_cpu", "0");
+	run(&sc, &together);
+	base(&sc, "6.18");
+	run(&sc, &off);
+	expect_range(apart.host_cat_pct[0][COST_SOCK_XCPU], 1, 100, "pinned apart: the socket's lines move");
+	expect_range(together.host_cat_pct[0][COST_SOCK_XCPU], 0, 0, "pinned together: they never move");
+	expect_range(off.host_cat_pct[0][COST_SOCK_XCPU], 0, 0, "cost.sock_xcpu = 0: nothing charged");
+	expect_range(apart.host_cat_pct[0][COST_COPY_XCPU], 0, 0, "cost.copy_xcpu = 0: nothing charged");
+	if (!(m_of(&apart, "throughput_mbps") < 0.97 * m_of(&off, "throughput_mbps")))
+		fail_msg("pinned apart, 5000 cycles per move: %.0f Mbit/s against %.0f without",
+			 m_of(&apart, "throughput_mbps"), m_of(&off, "throughput_mbps"));
+}
+
+/* cost.recv_copy_byte: the reader's copy to user priced on its own (perf
+ * has _copy_to_iter at about twice _copy_from_iter's cycles a byte with the
+ * lines hot); 0 prices it at copy_byte, as before. */
+static void test_recv_copy_priced_on_its_own(void **state)
+{
+	struct scenario sc;
+	struct metrics one, two;
+	(void)state;
+	base(&sc, "6.18");
+	set(&sc, "cost.copy_byte", "0.5");
+	run(&sc, &one);
+	set(&sc, "cost.recv_copy_byte", "1.0");
+	run(&sc, &two);
+	expect_range(one.host_cat_pct[0][COST_RECV_COPY_BYTE], 0, 0, "recv_copy_byte 0: copy_byte prices both copies");
+	expect_range(two.host_cat_pct[0][COST_RECV_COPY_BYTE], 1, 100, "recv_copy_byte set: the reader's copy");
+	/* the same bytes written and read: twice the cycles a byte, twice the share */
+	expect_within(two.host_cat_pct[0][COST_RECV_COPY_BYTE], 2 * two.host_cat_pct[0][COST_COPY_BYTE], 0.05,
+		      "the reader's copy at recv_copy_byte, the writer's at copy_byte");
+	if (!(m_of(&two, "rcv_cpu_busy_pct") > m_of(&one, "rcv_cpu_busy_pct") + 1))
+		fail_msg("a dearer reader's copy: receiver's CPU %.1f%% against %.1f%%", m_of(&two, "rcv_cpu_busy_pct"),
+			 m_of(&one, "rcv_cpu_busy_pct"));
+}
+
+/* cost.copy_xcpu: a copy of bytes the other task's CPU touched last costs
+ * more per byte -- pinned apart both copies, pinned together neither. */
+static void test_copy_of_the_other_cpus_lines(void **state)
+{
+	struct scenario sc;
+	struct metrics apart, together;
+	(void)state;
+	base(&sc, "6.18");
+	set(&sc, "cost.copy_xcpu", "0.5");
+	run(&sc, &apart);
+	set(&sc, "app.recv_cpu", "0");
+	run(&sc, &together);
+	expect_range(apart.host_cat_pct[0][COST_COPY_XCPU], 1, 100, "pinned apart: both copies pay");
+	expect_range(together.host_cat_pct[0][COST_COPY_XCPU], 0, 0, "pinned together: neither does");
+	/* both copies: 0.5 cycles on each of the bytes written and read */
+	expect_within(apart.host_cat_pct[0][COST_COPY_XCPU],
+		      apart.host_cat_pct[0][COST_COPY_BYTE] * 0.5 / sc.host[0].cost_cycles[COST_COPY_BYTE], 0.05,
+		      "cost.copy_xcpu on the bytes of the writer's and of the reader's copy");
+}
+
 /* host.idle = mwait: a CPU waiting in MWAIT is woken by the write of its
  * TIF_NEED_RESCHED, never by an IPI, before 5.8 (resched_curr's RES) as
  * since (the wakelist's CAL), and also while it is still switching to its
@@ -782,8 +852,8 @@ static void test_ipi_latency_delays_a_queued_wakeup(void **state)
 		set(&sc, "run.ci_target", "0");
 		set(&sc, "run.cost_jitter", "0");
 		set(&sc, "cost.nohz_exit", "0"); /* this mechanism alone */
-		/* the profile's costs before it measured skb_alloc, skb_free and
-		 * softirq (94c5622's split): on them the reader sleeps at 16 KB
+		/* the profile's costs before it measured skb_alloc, skb_free,
+		 * softirq and the copies (94c5622's split): on them the reader sleeps at 16 KB
 		 * writes, as on the machine; on today's starting costs it never
 		 * sleeps before the fit, and there is nothing to delay */
 		set(&sc, "cost.skb_alloc", "500");
@@ -793,6 +863,9 @@ static void test_ipi_latency_delays_a_queued_wakeup(void **state)
 		set(&sc, "cost.rx_frame", "670");
 		set(&sc, "cost.ack_tx", "1500");
 		set(&sc, "cost.ack_rx", "1250");
+		set(&sc, "cost.copy_byte", "0.13");
+		set(&sc, "cost.recv_copy_byte", "0");
+		set(&sc, "cost.copy_xcpu", "0");
 		set(&sc, "host.ipi_latency", k ? "26us" : "0");
 		run(&sc, k ? &late : &now);
 	}
@@ -898,6 +971,9 @@ int main(void)
 		cmocka_unit_test(test_rcvbuf_autotuning_by_era),
 		cmocka_unit_test(test_vm_halt_poll),
 		cmocka_unit_test(test_backlog_coalesce_since_5_0),
+		cmocka_unit_test(test_sock_lines_move_between_cpus),
+		cmocka_unit_test(test_copy_of_the_other_cpus_lines),
+		cmocka_unit_test(test_recv_copy_priced_on_its_own),
 		cmocka_unit_test(test_ack_takes_the_ip_layer_since_4_0),
 		cmocka_unit_test(test_lo_gso_segments_one_by_one_since_4_14),
 		cmocka_unit_test(test_rwnd_limited_share),

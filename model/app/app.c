@@ -76,6 +76,18 @@ static bool writer_release(struct sim *sim, struct cpu *c, struct task *t)
 	return !(owns_through_step(c) && c->backlog.len > 0 && !c->bh_off);
 }
 
+/* n bytes copied whose lines the peer task's CPU touched last (on one
+ * host: the writer fills pages the reader read last, the reader copies
+ * what the writer wrote): cost.copy_xcpu per byte on top of copy_byte, 0
+ * (charging nothing) unless the profile sets it. */
+static void copy_xcpu(struct sim *sim, struct cpu *c, const struct task *peer, uint32_t n)
+{
+	double cy = c->host->cfg->cost_cycles[COST_COPY_XCPU];
+
+	if (cy > 0 && peer->host == c->host && peer->cpu != c)
+		cpu_charge(sim, c, COST_COPY_XCPU, cy * n);
+}
+
 /* The end of tcp_sendmsg: release_sock (the ACKs in the backlog). */
 static void writer_return(struct sim *sim, struct cpu *c, struct task *t)
 {
@@ -123,6 +135,7 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 		t->app->file_off += n;
 	} else {
 		cpu_charge(sim, c, COST_COPY_BYTE, cost[COST_COPY_BYTE] * n);
+		copy_xcpu(sim, c, tc->receiver, n);
 		skb_frag_use(sim, c, &tc->frag, n);
 	}
 	t->app->call_left -= n;
@@ -305,7 +318,11 @@ static void receiver_copied(struct sim *sim, struct cpu *c, struct task *t, uint
 {
 	const double *cost = c->host->cfg->cost_cycles;
 
-	cpu_charge(sim, c, COST_COPY_BYTE, cost[COST_COPY_BYTE] * n);
+	if (cost[COST_RECV_COPY_BYTE] > 0)
+		cpu_charge(sim, c, COST_RECV_COPY_BYTE, cost[COST_RECV_COPY_BYTE] * n);
+	else
+		cpu_charge(sim, c, COST_COPY_BYTE, cost[COST_COPY_BYTE] * n);
+	copy_xcpu(sim, c, t->conn->sender, n);
 	if (t->conn->rx_csum_on_copy)
 		cpu_charge(sim, c, COST_CSUM_BYTE, cost[COST_CSUM_BYTE] * n);
 	t->app->call_done += n;

@@ -399,6 +399,8 @@ static const char *const cost_names[COST_N][2] = {
 	CN(COST_KSWAPD, "kswapd"),         CN(COST_TIMER_IRQ, "timer_irq"),
 	CN(COST_POLL, "poll"),             CN(COST_IPI_SEND_POLLED, "ipi_send_polled"),
 	CN(COST_NOHZ_EXIT, "nohz_exit"),   CN(COST_RX_GSO_SEG, "rx_gso_seg"),
+	CN(COST_SOCK_XCPU, "sock_xcpu"), CN(COST_COPY_XCPU, "copy_xcpu"),
+	CN(COST_RECV_COPY_BYTE, "recv_copy_byte"),
 };
 
 /* ---- keys: a (section, row, cost) triple, walked in table order ---- */
@@ -470,7 +472,8 @@ static double key_max(const struct key *k)
 
 static const char *key_unit(const struct key *k)
 {
-	if (k->cost == COST_COPY_BYTE || k->cost == COST_CSUM_BYTE)
+	if (k->cost == COST_COPY_BYTE || k->cost == COST_CSUM_BYTE || k->cost == COST_COPY_XCPU ||
+	    k->cost == COST_RECV_COPY_BYTE)
 		return "cycles/byte";
 	return k->row->unit;
 }

@@ -194,6 +194,21 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 	tc->space_time = 0;
 }
 
+/* A CPU's work on one of the connection's sockets (side 0 the sender's,
+ * 1 the receiver's): if another CPU touched it last, the lines it wrote
+ * come over (cost.sock_xcpu, the machine's; 0 charges nothing, so that
+ * profiles without it run as before). */
+void tcp_sock_touch(struct sim *sim, struct cpu *c, struct tcp_conn *tc, int side)
+{
+	double cy = c->host->cfg->cost_cycles[COST_SOCK_XCPU];
+
+	if (tc->sk_cpu[side] != c) {
+		if (tc->sk_cpu[side] && cy > 0)
+			cpu_charge(sim, c, COST_SOCK_XCPU, cy);
+		tc->sk_cpu[side] = c;
+	}
+}
+
 /* ------------------------------------------------------------------ */
 /* socket ownership (tcp.h)                                            */
 
@@ -483,6 +498,7 @@ uint32_t tcp_recv_copy(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint
 
 	if (!skb)
 		return 0;
+	tcp_sock_touch(sim, c, tc, 1);
 	n = skb->len - skb->consumed;
 	if (n > max)
 		n = max;

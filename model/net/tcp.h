@@ -297,6 +297,7 @@ struct tcp_conn {
 	bool ack_deferred;           /* TCP_ACK_DEFERRED: tcp_release_cb sends it (6.6+) */
 	struct evq_timer delack_tm;
 	struct cpu *delack_cpu;
+	const struct cpu *sk_cpu[2]; /* the CPU that last touched the sender's [0] and receiver's [1] socket */
 	bool receiver_waiting;       /* blocked in sk_wait_data */
 	struct skb_list rx_backlog;  /* data for a reader inside recv(): prequeue / sk_backlog */
 	struct skb_list ack_backlog; /* ACKs for a writer inside send(): sk_backlog */
@@ -380,6 +381,9 @@ void tcp_v4_rcv(struct sim *sim, struct cpu *c, struct skb *skb);
  * by the first frame; running or preempted: sk_backlog) or a Linux writer
  * is inside send() and not asleep (sk_backlog) -- and is then processed in
  * that task's process context; false if softirq processes it now. */
+/* CPU c works on the sender's (side 0) or receiver's (1) socket: its lines
+ * move if another CPU touched it last (cost.sock_xcpu, tcp.c). */
+void tcp_sock_touch(struct sim *sim, struct cpu *c, struct tcp_conn *tc, int side);
 bool tcp_defer_to_owner(struct sim *sim, struct cpu *c, struct skb *skb);
 /* The reader processes one frame of its rx_backlog (tcp_prequeue_process,
  * __release_sock) on c: -1 if there was none; else the bytes it copied

@@ -61,6 +61,7 @@ uint32_t tcp_select_window_now(const struct tcp_conn *tc)
 void tcp_send_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint64_t *reason)
 {
 	(*reason)++;
+	tcp_sock_touch(sim, c, tc, 1);
 	struct skb *skb = skb_alloc(sim, c, SKB_ACK);
 	int64_t cur_win = (int64_t)(tc->rcv_wup + tc->rcv_wnd) - (int64_t)tc->rcv_nxt;
 	int64_t new_win = tcp_select_window_now(tc);

@@ -32,6 +32,7 @@ uint32_t tcp_send_append(struct sim *sim, struct cpu *c, struct tcp_conn *tc, ui
 	uint32_t n;
 
 	(void)zerocopy;
+	tcp_sock_touch(sim, c, tc, 0);
 	if (!tail || tail->sent || tail->len >= (uint32_t)goal) {
 		if (tc->wmem_queued >= tc->sndbuf) {
 			tc->nospace = true;

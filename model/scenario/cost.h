@@ -49,6 +49,9 @@ enum cost_id {
 	COST_IPI_SEND_POLLED, /* an IPI to a halted vCPU its hypervisor still polls (host.vm_halt_poll) */
 	COST_NOHZ_EXIT,    /* leaving idle for a task: NOHZ's tick restart (tick_nohz_idle_exit) */
 	COST_RX_GSO_SEG,   /* the receive of one segment software GSO cut (skb_segment), ip_rcv to tcp_queue_rcv */
+	COST_SOCK_XCPU,    /* a socket's hot lines fetched from the other CPU that last touched it */
+	COST_COPY_XCPU,    /* per byte copied whose lines the peer task's CPU touched last */
+	COST_RECV_COPY_BYTE, /* per byte of the reader's copy to user (0: copy_byte) */
 	COST_N
 };
 

@@ -63,10 +63,17 @@ FIT=${FIT:-cost.copy_byte,cost.syscall,cost.poll,cost.tx_frame,cost.rx_frame,cos
 # or write() does far more than getppid(); iperf3's select() is a key of
 # its own (poll): costfit has the writer's CPU at ~2,600 cycles a write, the
 # reader's at ~5,800 a select() and read().
-# a profile that prices a software-GSO segment's receive on its own
-# (cost.rx_gso_seg) has it fitted too, on the TSO-off training rows
-if [ -z "${FIT_SET:-}" ] && grep -q '^rx_gso_seg *= *[1-9]' "scenarios/live/$M.cfg" 2>/dev/null; then
-	FIT="$FIT,cost.rx_gso_seg"
+# Keys that are 0 (off) unless a profile sets them are fitted where the
+# profile sets them: cost.rx_gso_seg (a software-GSO segment's receive, on
+# the TSO-off training rows), cost.recv_copy_byte (the reader's copy, apart
+# from the writer's copy_byte) and cost.copy_xcpu (a copy of the other
+# CPU's lines, against the pinned-together training rows)
+if [ -z "${FIT_SET:-}" ]; then
+	for k in rx_gso_seg recv_copy_byte copy_xcpu; do
+		if grep -Eq "^$k *= *0*[.]?[0-9]*[1-9]" "scenarios/live/$M.cfg" 2>/dev/null; then
+			FIT="$FIT,cost.$k"
+		fi
+	done
 fi
 WEIGHT=${WEIGHT:-throughput_mbps=3,snd_cpu_busy_pct=1,rcv_cpu_busy_pct=1,frames_per_s=1,acks_per_s=1,others=0}
 # The fit starts where the machine's own regression puts the costs (the
