@@ -543,9 +543,10 @@ static void test_sock_lines_move_between_cpus(void **state)
 			 m_of(&apart, "throughput_mbps"), m_of(&off, "throughput_mbps"));
 }
 
-/* cost.recv_copy_byte: the reader's copy to user priced on its own (perf
- * has _copy_to_iter at about twice _copy_from_iter's cycles a byte with the
- * lines hot); 0 prices it at copy_byte, as before. */
+/* cost.recv_copy_byte: the reader's copy to user of what a writer's copy
+ * wrote, priced on its own (perf has _copy_to_iter at about twice
+ * _copy_from_iter's cycles a byte with the lines hot); 0 prices it at
+ * copy_byte, as before, and sendfile()'s pages always are. */
 static void test_recv_copy_priced_on_its_own(void **state)
 {
 	struct scenario sc;
@@ -564,6 +565,14 @@ static void test_recv_copy_priced_on_its_own(void **state)
 	if (!(m_of(&two, "rcv_cpu_busy_pct") > m_of(&one, "rcv_cpu_busy_pct") + 1))
 		fail_msg("a dearer reader's copy: receiver's CPU %.1f%% against %.1f%%", m_of(&two, "rcv_cpu_busy_pct"),
 			 m_of(&one, "rcv_cpu_busy_pct"));
+	/* sendfile(): page-cache pages nobody writes -- the reader's copy is
+	 * copy_byte's and takes no line from the writer's CPU */
+	set(&sc, "cost.copy_xcpu", "0.5");
+	set(&sc, "app.test", "TCP_SENDFILE");
+	run(&sc, &one);
+	expect_range(one.host_cat_pct[0][COST_RECV_COPY_BYTE], 0, 0, "sendfile: no recv_copy_byte");
+	expect_range(one.host_cat_pct[0][COST_COPY_XCPU], 0, 0, "sendfile: no copy_xcpu, neither side");
+	expect_range(one.host_cat_pct[0][COST_COPY_BYTE], 1, 100, "sendfile: the reader's copy at copy_byte");
 }
 
 /* cost.copy_xcpu: a copy of bytes the other task's CPU touched last costs
@@ -866,6 +875,7 @@ static void test_ipi_latency_delays_a_queued_wakeup(void **state)
 		set(&sc, "cost.copy_byte", "0.13");
 		set(&sc, "cost.recv_copy_byte", "0");
 		set(&sc, "cost.copy_xcpu", "0");
+		set(&sc, "cost.poll", "2280");
 		set(&sc, "host.ipi_latency", k ? "26us" : "0");
 		run(&sc, k ? &late : &now);
 	}

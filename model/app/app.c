@@ -79,12 +79,15 @@ static bool writer_release(struct sim *sim, struct cpu *c, struct task *t)
 /* n bytes copied whose lines the peer task's CPU touched last (on one
  * host: the writer fills pages the reader read last, the reader copies
  * what the writer wrote): cost.copy_xcpu per byte on top of copy_byte, 0
- * (charging nothing) unless the profile sets it. */
+ * (charging nothing) unless the profile sets it.  A sendfile() writer
+ * touches no byte it sends: the page-cache pages (iperf3 -Z sends the
+ * same block of its file each time) were last read by the reader's own
+ * copy, so that copy takes nothing from the other CPU. */
 static void copy_xcpu(struct sim *sim, struct cpu *c, const struct task *peer, uint32_t n)
 {
 	double cy = c->host->cfg->cost_cycles[COST_COPY_XCPU];
 
-	if (cy > 0 && peer->host == c->host && peer->cpu != c)
+	if (cy > 0 && peer->host == c->host && peer->cpu != c && peer->ops != &app_sendfile_sender)
 		cpu_charge(sim, c, COST_COPY_XCPU, cy * n);
 }
 
@@ -318,7 +321,9 @@ static void receiver_copied(struct sim *sim, struct cpu *c, struct task *t, uint
 {
 	const double *cost = c->host->cfg->cost_cycles;
 
-	if (cost[COST_RECV_COPY_BYTE] > 0)
+	/* a writer's copy just wrote these bytes; a sendfile() writer's
+	 * page-cache pages nobody writes: their copy is copy_byte's */
+	if (cost[COST_RECV_COPY_BYTE] > 0 && t->conn->sender->ops != &app_sendfile_sender)
 		cpu_charge(sim, c, COST_RECV_COPY_BYTE, cost[COST_RECV_COPY_BYTE] * n);
 	else
 		cpu_charge(sim, c, COST_COPY_BYTE, cost[COST_COPY_BYTE] * n);

@@ -67,10 +67,12 @@ const struct cost_desc cost_table[COST_N] = {
 	[COST_COPY_XCPU] = {"copy_xcpu", 0, 1e3, "per byte copied, on top of copy_byte, whose lines the other task's CPU wrote or read last"},
 	[COST_SOCK_XCPU] = {"sock_xcpu", 0, 1e7, "a socket touched by a CPU other than the one that touched it last: its hot cache lines move"},
 	/* 0 by default: copy_byte prices both copies, as every profile before
-	 * it did.  The two differ: on intel-xeon-2cpu-2600, pinned together
-	 * (the lines hot), perf puts the writer's _copy_from_iter at ~0.05
-	 * cycles a byte and the reader's _copy_to_iter at ~0.09
-	 * (validation/live/intel-xeon-2cpu-2600.profile-together.txt) */
+	 * it did.  They differ: on intel-xeon-2cpu-2600, pinned together, perf
+	 * puts the writer's _copy_from_iter at ~0.05 cycles a byte and the
+	 * reader's _copy_to_iter of what it wrote at ~0.09
+	 * (validation/live/intel-xeon-2cpu-2600.profile-together.txt), while
+	 * the reader's copy of sendfile()'s page-cache pages, which nobody
+	 * writes, takes 0.036-0.05 (.profile-sendfile.txt) */
 	[COST_RECV_COPY_BYTE] = {"recv_copy_byte", 0, 1e3,
-				 "cycles per byte of the reader's copy to user (tcp_recvmsg: skb_copy_datagram_iter, _copy_to_iter), in place of copy_byte (0: copy_byte)"},
+				 "cycles per byte of the reader's copy to user of bytes a writer's copy wrote (tcp_recvmsg: skb_copy_datagram_iter, _copy_to_iter), in place of copy_byte (0: copy_byte; sendfile()'s pages: copy_byte)"},
 };
