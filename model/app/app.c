@@ -76,18 +76,24 @@ static bool writer_release(struct sim *sim, struct cpu *c, struct task *t)
 	return !(owns_through_step(c) && c->backlog.len > 0 && !c->bh_off);
 }
 
+/* A sendfile() writer touches no byte it sends: its page-cache pages
+ * (iperf3 -Z sends the same block of its file each time) are written by
+ * nobody and were last read by the reader's own copy. */
+static bool sends_page_cache(const struct task *writer)
+{
+	return writer->ops == &app_sendfile_sender;
+}
+
 /* n bytes copied whose lines the peer task's CPU touched last (on one
  * host: the writer fills pages the reader read last, the reader copies
- * what the writer wrote): cost.copy_xcpu per byte on top of copy_byte, 0
- * (charging nothing) unless the profile sets it.  A sendfile() writer
- * touches no byte it sends: the page-cache pages (iperf3 -Z sends the
- * same block of its file each time) were last read by the reader's own
- * copy, so that copy takes nothing from the other CPU. */
+ * what the writer wrote): cost.copy_xcpu per byte on top of the copy's
+ * own cost, 0 (charging nothing) unless the profile sets it; nothing for
+ * the reader of page-cache pages (sends_page_cache). */
 static void copy_xcpu(struct sim *sim, struct cpu *c, const struct task *peer, uint32_t n)
 {
 	double cy = c->host->cfg->cost_cycles[COST_COPY_XCPU];
 
-	if (cy > 0 && peer->host == c->host && peer->cpu != c && peer->ops != &app_sendfile_sender)
+	if (cy > 0 && peer->host == c->host && peer->cpu != c && !sends_page_cache(peer))
 		cpu_charge(sim, c, COST_COPY_XCPU, cy * n);
 }
 
@@ -321,9 +327,9 @@ static void receiver_copied(struct sim *sim, struct cpu *c, struct task *t, uint
 {
 	const double *cost = c->host->cfg->cost_cycles;
 
-	/* a writer's copy just wrote these bytes; a sendfile() writer's
-	 * page-cache pages nobody writes: their copy is copy_byte's */
-	if (cost[COST_RECV_COPY_BYTE] > 0 && t->conn->sender->ops != &app_sendfile_sender)
+	/* bytes a writer's copy wrote cost recv_copy_byte (if set); page-cache
+	 * pages nobody writes, copy_byte */
+	if (cost[COST_RECV_COPY_BYTE] > 0 && !sends_page_cache(t->conn->sender))
 		cpu_charge(sim, c, COST_RECV_COPY_BYTE, cost[COST_RECV_COPY_BYTE] * n);
 	else
 		cpu_charge(sim, c, COST_COPY_BYTE, cost[COST_COPY_BYTE] * n);

@@ -64,7 +64,7 @@ const struct cost_desc cost_table[COST_N] = {
 	 * where the fit prices a frame's rx_frame + rx_tcp at ~1,700 */
 	[COST_RX_GSO_SEG]    = {"rx_gso_seg", 0, 1e7,
 				"the receive of one segment software GSO cut (skb_segment on lo, or veth without the peer's GRO): ip_rcv to tcp_queue_rcv, in place of rx_frame and rx_tcp (0: it pays those, as a frame)"},
-	[COST_COPY_XCPU] = {"copy_xcpu", 0, 1e3, "per byte copied, on top of copy_byte, whose lines the other task's CPU wrote or read last"},
+	[COST_COPY_XCPU] = {"copy_xcpu", 0, 1e3, "per byte copied, on top of copy_byte (recv_copy_byte), whose lines the other task's CPU wrote or read last"},
 	[COST_SOCK_XCPU] = {"sock_xcpu", 0, 1e7, "a socket touched by a CPU other than the one that touched it last: its hot cache lines move"},
 	/* 0 by default: copy_byte prices both copies, as every profile before
 	 * it did.  They differ: on intel-xeon-2cpu-2600, pinned together, perf

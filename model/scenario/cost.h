@@ -51,7 +51,7 @@ enum cost_id {
 	COST_RX_GSO_SEG,   /* the receive of one segment software GSO cut (skb_segment), ip_rcv to tcp_queue_rcv */
 	COST_SOCK_XCPU,    /* a socket's hot lines fetched from the other CPU that last touched it */
 	COST_COPY_XCPU,    /* per byte copied whose lines the peer task's CPU touched last */
-	COST_RECV_COPY_BYTE, /* per byte of the reader's copy to user (0: copy_byte) */
+	COST_RECV_COPY_BYTE, /* per byte of the reader's copy of what a writer's copy wrote (0: copy_byte) */
 	COST_N
 };
 
