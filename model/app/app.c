@@ -97,12 +97,18 @@ static void copy_xcpu(struct sim *sim, struct cpu *c, const struct task *peer, u
 		cpu_charge(sim, c, COST_COPY_XCPU, cy * n);
 }
 
+/* The write returns to the application (counted as one write). */
+static void writer_done(struct sim *sim, struct task *t)
+{
+	t->in_call = false;
+	sim->cnt.writes++;
+}
+
 /* The end of tcp_sendmsg: release_sock (the ACKs in the backlog). */
 static void writer_return(struct sim *sim, struct cpu *c, struct task *t)
 {
 	tcp_writer_release(sim, c, t->conn);
-	t->in_call = false;
-	sim->cnt.writes++;
+	writer_done(sim, t);
 }
 
 static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *t, bool sendfile)
@@ -115,8 +121,7 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 		if (!writer_release(sim, c, t))
 			return APP_RAN; /* its segments first, the socket still owned */
 		t->app->releasing = false;
-		t->in_call = false;
-		sim->cnt.writes++;
+		writer_done(sim, t);
 		return APP_RAN;
 	}
 	if (!t->in_call) {

@@ -202,11 +202,20 @@ void tcp_sock_touch(struct sim *sim, struct cpu *c, struct tcp_conn *tc, int sid
 {
 	double cy = c->host->cfg->cost_cycles[COST_SOCK_XCPU];
 
-	if (tc->sk_cpu[side] != c) {
-		if (tc->sk_cpu[side] && cy > 0)
-			cpu_charge(sim, c, COST_SOCK_XCPU, cy);
-		tc->sk_cpu[side] = c;
-	}
+	if (cy <= 0 || tc->sk_cpu[side] == c)
+		return; /* no profile but the ones that measured it tracks the lines */
+	if (tc->sk_cpu[side])
+		cpu_charge(sim, c, COST_SOCK_XCPU, cy);
+	tc->sk_cpu[side] = c;
+}
+
+/* The TCP work of one data skb, in softirq or from the owner's backlog:
+ * cost.rx_tcp, unless it is a segment software GSO cut whose host prices
+ * its whole receive as cost.rx_gso_seg (netdev_rx charged it). */
+void tcp_charge_rx_tcp(struct sim *sim, struct cpu *c, const struct skb *skb)
+{
+	if (!rx_gso_seg(c, skb))
+		cpu_charge(sim, c, COST_RX_TCP, c->host->cfg->cost_cycles[COST_RX_TCP]);
 }
 
 /* ------------------------------------------------------------------ */
@@ -328,8 +337,7 @@ int64_t tcp_reader_backlog_one(struct sim *sim, struct cpu *c, struct tcp_conn *
 		}
 		return -1;
 	}
-	if (!rx_gso_seg(c, skb))
-		cpu_charge(sim, c, COST_RX_TCP, c->host->cfg->cost_cycles[COST_RX_TCP]);
+	tcp_charge_rx_tcp(sim, c, skb);
 	/* the fast path's direct copy: the reader has read everything queued
 	 * (copied_seq == rcv_nxt) and the frame fits in what recv() still
 	 * wants; removed with the prequeue in 4.14 (ucopy) */

@@ -32,6 +32,8 @@ int64_t tcp_space_from_win(const struct tcp_conn *tc, int64_t win);
 /* the page frags a received data skb holds (skb_shinfo()->nr_frags), tcp.c */
 int tcp_rx_frags(const struct tcp_conn *tc, const struct skb *s);
 bool tcp_skb_try_coalesce(const struct tcp_conn *tc, struct skb *tail, const struct skb *skb);
+/* a data skb's TCP work: rx_tcp, or nothing for a segment rx_gso_seg prices whole */
+void tcp_charge_rx_tcp(struct sim *sim, struct cpu *c, const struct skb *skb);
 void tcp_rcv_rtt_sample(struct sim *sim, struct tcp_conn *tc, const struct skb *skb);
 void tcp_check_conn(const struct tcp_conn *tc);
 /* The timeline step now falls in for tc, or NULL: no timeline, not the

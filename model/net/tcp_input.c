@@ -189,7 +189,7 @@ static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
  * behind its data frees the window a merged skb at a time, so the window
  * reopens in steps of up to 17 frags.  The newcomer's sk_buff is freed at
  * once in this softirq (kfree_skb_partial). */
-static bool rcv_coalesce(struct sim *sim, struct cpu *c, struct tcp_conn *tc, const struct skb *skb)
+static bool rcv_coalesce(struct sim *sim, struct tcp_conn *tc, const struct skb *skb)
 {
 	struct skb *tail = tc->rq.tail;
 
@@ -210,7 +210,7 @@ static bool rcv_coalesce(struct sim *sim, struct cpu *c, struct tcp_conn *tc, co
  * after the queueing); a merged one's sk_buff goes after that. */
 static void queue_in_order(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb)
 {
-	bool merged = rcv_coalesce(sim, c, tc, skb);
+	bool merged = rcv_coalesce(sim, tc, skb);
 
 	if (!merged) {
 		tc->rmem_alloc += skb->truesize;
@@ -466,10 +466,9 @@ void tcp_v4_rcv(struct sim *sim, struct cpu *c, struct skb *skb)
 	/* the socket lookup runs here, in the softirq */
 	if (tcp_defer_to_owner(sim, c, skb))
 		return; /* the owner's process context does the TCP work */
-	if (!ack) {
-		if (!rx_gso_seg(c, skb))
-			cpu_charge(sim, c, COST_RX_TCP, cost[COST_RX_TCP]);
-	} else
+	if (!ack)
+		tcp_charge_rx_tcp(sim, c, skb);
+	else
 		cpu_charge(sim, c, COST_ACK_RX, cost[COST_ACK_RX]);
 	tcp_rcv(sim, c, skb); /* frees an ACK skb */
 	/* FreeBSD's tcp_input calls sowwakeup() whenever an ACK drops data from
