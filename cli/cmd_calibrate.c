@@ -64,6 +64,7 @@ int calibcli_parse(int argc, char **argv, struct calib_cli *o)
 		{NULL, "--format", offsetof(struct calib_cli, format), true},
 		{NULL, "--targets", offsetof(struct calib_cli, targets), true},
 		{NULL, "--title", offsetof(struct calib_cli, title), true},
+		{NULL, "--states", offsetof(struct calib_cli, states), true},
 	};
 	bool is_validate = strcmp(o->cmd, "validate") == 0;
 	int only_files = 0;

@@ -20,6 +20,14 @@
  * and the median error to the nearest one.  A point whose runs settle in
  * two steady states has a median between them that no run had; the range
  * and the nearest run say whether the prediction is one of the states.
+ *
+ * With --states T, each run is predicted a second time with its receivers
+ * starting T after its senders (app.recv_start): where the model has two
+ * steady states, a reader that starts behind its data finds the other one.
+ * The runs where the two predictions part are listed with both beside the
+ * measured window-limited share (and how many of the single runs were
+ * window-limited); the summary counts them and says which state the
+ * measured window points to.  The main table stays the prediction as given.
  */
 #include <errno.h>
 #include <math.h>
@@ -34,6 +42,7 @@
 
 #include "calibcli.h"
 #include "cli.h"
+#include "config.h"
 #include "reps.h"
 #include "targets.h"
 #include "util.h"
@@ -46,7 +55,7 @@ static void validate_usage(FILE *f)
 	      "                       [--format table|csv] [--title TEXT] [-o OUT] [-j N] [--keep-jitter]\n"
 	      "                       [--starts N] [--polish N] [--step F] [--max-iter N]\n"
 	      "                       [--reps REPS.csv]...\n"
-	      "                       [--fit-to median|runs]\n"
+	      "                       [--fit-to median|runs] [--states T]\n"
 	      "  Predicts each recorded run and prints, per run and measured metric: measured,\n"
 	      "  predicted, error % and whether the run was held out of the fit that predicted it;\n"
 	      "  then median and max |error| per metric.\n"
@@ -62,6 +71,10 @@ static void validate_usage(FILE *f)
 	      "                      each row gets its runs' range and the error to the nearest run\n"
 	      "                      (0 inside the range); the summary how many fall inside\n"
 	      "  --fit-to runs       fit to the nearest single run of each point (see calibrate --help)\n"
+	      "  --states T          predict each run again with its receivers starting T late (app.recv_start,\n"
+	      "                      e.g. 2ms): list the runs that settle in another steady state, both\n"
+	      "                      predictions beside the measured window-limited share (csv: late_predicted,\n"
+	      "                      late_error_pct)\n"
 	      "  --starts N, --polish N, --step F, --max-iter N: the fit's, as tcpsim calibrate's\n"
 	      "  --format csv        id,metric,measured,predicted,error_pct,held_out (with --reps also\n"
 	      "                      runs_n,runs_min,runs_max,nearest_run_error_pct)\n"
@@ -76,10 +89,11 @@ struct row {
 	bool held_out;
 	const struct rep_values *rv; /* the point's single runs, NULL without --reps */
 	double near_pct;             /* error to the nearest run, 0 inside their range */
+	double late_pred, late_err;  /* --states: the late start's prediction and error (NAN without) */
 };
 
 static int collect_rows(const struct run_set *rs, const struct calib_validation *v, const struct rep_set *reps,
-			struct row **out)
+			const struct metrics *late, struct row **out)
 {
 	int n = 0;
 	struct row *r = xcalloc((size_t)rs->n * METRIC_N + 1, sizeof(*r));
@@ -87,12 +101,15 @@ static int collect_rows(const struct run_set *rs, const struct calib_validation 
 		for (int m = 0; m < METRIC_N; m++) {
 			double meas = rs->runs[i].v[m], pred = v->pred[i].v[m];
 			const struct rep_values *rv = reps_of(reps, i, m);
+			double lp = late ? late[i].v[m] : NAN;
 			if (!isfinite(meas))
 				continue;
 			r[n++] = (struct row){
 				.run = i, .metric = m, .measured = meas, .predicted = pred,
 				.err_pct = meas == 0 && pred == 0 ? 0 : calib_error_pct(meas, pred),
-				.held_out = v->held_out[i], .rv = rv, .near_pct = reps_nearest_error_pct(rv, pred)};
+				.held_out = v->held_out[i], .rv = rv, .near_pct = reps_nearest_error_pct(rv, pred),
+				.late_pred = lp,
+				.late_err = !late ? NAN : meas == 0 && lp == 0 ? 0 : calib_error_pct(meas, lp)};
 		}
 	*out = r;
 	return n;
@@ -113,14 +130,18 @@ static void csv_num(FILE *f, double v)
 	csv_cell(f, 0, b);
 }
 
-static void render_csv(FILE *f, const struct run_set *rs, const struct row *rows, int n, bool with_reps)
+static void render_csv(FILE *f, const struct run_set *rs, const struct row *rows, int n, bool with_reps,
+		       bool with_late)
 {
 	static const char *const cols[] = {"id", "metric", "measured", "predicted", "error_pct", "held_out"};
 	static const char *const rcols[] = {"runs_n", "runs_min", "runs_max", "nearest_run_error_pct"};
+	static const char *const lcols[] = {"late_predicted", "late_error_pct"};
 	for (size_t c = 0; c < ARRAY_SIZE(cols); c++)
 		csv_cell(f, c == 0, cols[c]);
 	for (size_t c = 0; with_reps && c < ARRAY_SIZE(rcols); c++)
 		csv_cell(f, 0, rcols[c]);
+	for (size_t c = 0; with_late && c < ARRAY_SIZE(lcols); c++)
+		csv_cell(f, 0, lcols[c]);
 	fputc('\n', f);
 	for (int k = 0; k < n; k++) {
 		csv_cell(f, 1, rs->runs[rows[k].run].id);
@@ -135,6 +156,10 @@ static void render_csv(FILE *f, const struct run_set *rs, const struct row *rows
 			csv_num(f, rv ? rv->v[0] : NAN);
 			csv_num(f, rv ? rv->v[rv->n - 1] : NAN);
 			csv_num(f, rows[k].near_pct);
+		}
+		if (with_late) {
+			csv_num(f, rows[k].late_pred);
+			csv_num(f, rows[k].late_err);
 		}
 		fputc('\n', f);
 	}
@@ -331,9 +356,123 @@ static const char *window_state(double rwnd_pct)
 	return rwnd_pct >= WINDOW_LIMITED_PCT ? "the reader behind" : "a frame per write";
 }
 
+/* Two runs' throughput apart by more than this, or one window-limited and
+ * the other not, are two steady states. */
+#define STATES_APART 0.05
+
+static double median_of(double *x, int n)
+{
+	if (n == 0)
+		return NAN;
+	qsort(x, (size_t)n, sizeof(double), cmp_dbl);
+	return gsl_stats_median_from_sorted_data(x, 1, (size_t)n);
+}
+
+/* --states: the runs whose late start settles in another steady state. */
+static void print_states(FILE *f, const struct calib_cli *o, const struct run_set *rs, const struct calib_validation *v,
+			 const struct metrics *late, char *const *late_why, const struct rep_set *reps, int idw)
+{
+	const int T = METRIC_THROUGHPUT_MBPS, W = METRIC_SND_RWND_LIMITED_PCT;
+	int n = rs->n, two = 0, wknown = 0, nearer_late = 0, nall = 0, mixed = 0, mixed_two = 0;
+	double *eg = xcalloc((size_t)n + 1, sizeof(double)), *el = xcalloc((size_t)n + 1, sizeof(double));
+	double *ea = xcalloc((size_t)n + 1, sizeof(double));
+
+	fprintf(f, "\nTwo steady states (--states %s: each run again with its receivers starting %s after its senders,\n"
+		   "app.recv_start; a run has two when the late start settles elsewhere: throughput more than %.0f%% apart,\n"
+		   "or the sender window-limited from half its busy time in one and not the other)\n",
+		o->states, o->states, 100.0 * STATES_APART);
+	for (int i = 0; i < n; i++) {
+		const double *mv = rs->runs[i].v, *pv = v->pred[i].v, *lv = late[i].v;
+		double mt = mv[T], pt = pv[T], lt = lv[T], mw = mv[W], pw = pv[W], lw = lv[W];
+		bool apart, near_late = false, told = false;
+
+		if ((v->no_pred_why && v->no_pred_why[i]) || late_why[i]) {
+			fprintf(f, "  %-*s  no %s prediction: %s\n", idw, rs->runs[i].id, late_why[i] ? "late-start" : "",
+				late_why[i] ? late_why[i] : v->no_pred_why[i]);
+			continue;
+		}
+		if (!isfinite(mt) || !isfinite(pt) || !isfinite(lt) || pt <= 0 || mt <= 0)
+			continue;
+		apart = fabs(lt / pt - 1) > STATES_APART ||
+			(isfinite(pw) && isfinite(lw) && (pw >= WINDOW_LIMITED_PCT) != (lw >= WINDOW_LIMITED_PCT));
+		/* the measured window tells the two apart when one of them is
+		 * window-limited and the other not */
+		told = isfinite(mw) && isfinite(pw) && isfinite(lw) &&
+		       (pw >= WINDOW_LIMITED_PCT) != (lw >= WINDOW_LIMITED_PCT);
+		near_late = apart && told && fabs(lw - mw) < fabs(pw - mw);
+		{
+			/* the machine's own two states: single runs on both sides */
+			const struct rep_values *rv = reps_of(reps, i, W);
+			int lim = 0;
+			for (int k = 0; rv && k < rv->n; k++)
+				lim += rv->v[k] >= WINDOW_LIMITED_PCT;
+			if (rv && lim > 0 && lim < rv->n) {
+				mixed++;
+				mixed_two += apart;
+			}
+		}
+		/* every run, in the state its measured window points to */
+		ea[nall++] = fabs(calib_error_pct(mt, near_late ? lt : pt));
+		if (!apart)
+			continue;
+		eg[two] = fabs(calib_error_pct(mt, pt));
+		el[two] = fabs(calib_error_pct(mt, lt));
+		two++;
+		fprintf(f, "  %s\n", rs->runs[i].id);
+		fprintf(f, "      measured    %10.6g Mbit/s", mt);
+		if (isfinite(mw)) {
+			const struct rep_values *rv = reps_of(reps, i, W);
+			fprintf(f, ", window-limited %.0f%%", mw);
+			if (rv && rv->n > 0) {
+				int lim = 0;
+				for (int k = 0; k < rv->n; k++)
+					lim += rv->v[k] >= WINDOW_LIMITED_PCT;
+				fprintf(f, " (single runs: %d of %d window-limited)", lim, rv->n);
+			}
+		}
+		fputc('\n', f);
+		fprintf(f, "      as given    %10.6g Mbit/s (%+.1f%%)", pt, calib_error_pct(mt, pt));
+		if (isfinite(pw))
+			fprintf(f, ", window-limited %.0f%% (%s)", pw, window_state(pw));
+		fputc('\n', f);
+		fprintf(f, "      late start  %10.6g Mbit/s (%+.1f%%)", lt, calib_error_pct(mt, lt));
+		if (isfinite(lw))
+			fprintf(f, ", window-limited %.0f%% (%s)", lw, window_state(lw));
+		fputc('\n', f);
+		if (told) {
+			wknown++;
+			nearer_late += near_late;
+			fprintf(f, "      the measured window is nearer the %s\n", near_late ? "late start's" : "state as given");
+		} else if (isfinite(mw) && isfinite(pw) && isfinite(lw)) {
+			fputs("      the window does not tell the two apart (both on one side of half the busy time)\n", f);
+		}
+	}
+	fprintf(f, "%d of %d runs have two steady states in the model", two, nall);
+	if (wknown)
+		fprintf(f, "; the measured window points to the late start's in %d of the %d it tells apart", nearer_late,
+			wknown);
+	fputs(".\n", f);
+	if (mixed)
+		fprintf(f, "The single runs settle in both states (some window-limited, some not) at %d points; the model has "
+			   "two at %d of them.\n",
+			mixed, mixed_two);
+	if (two) {
+		double mg = median_of(eg, two), ml = median_of(el, two);
+		fprintf(f, "Throughput median |error| over those %d: as given %.1f%%, late start %.1f%%.\n", two, mg, ml);
+	}
+	if (wknown)
+		fprintf(f, "Over all %d, each in the state its measured window points to (a state the measurement chose, "
+			   "not a prediction): %.1f%%.\n",
+			nall, median_of(ea, nall));
+	free(eg);
+	free(el);
+	free(ea);
+}
+
 static void render_table(FILE *f, const struct calib_cli *o, const struct run_set *rs, const struct calib_setup *cs,
 			 const struct calib_validation *v, const struct row *rows, int n,
-			 const struct target_set *ts, const struct target_outcome *oc, const struct rep_set *reps)
+			 const struct target_set *ts, const struct target_outcome *oc, const struct rep_set *reps,
+			 const struct metrics *late, char *const *late_why)
 {
 	bool with_reps = reps->rows_used > 0;
 	bool any_held = false;
@@ -476,6 +615,8 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 			fprintf(f, "The steady state by the window (limited from half the busy time) is right in %d of %d runs.\n",
 				wright, wknown);
 	}
+	if (late)
+		print_states(f, o, rs, v, late, late_why, reps, idw);
 
 	if (ts && ts->n > 0) {
 		int met = 0;
@@ -508,6 +649,9 @@ int cmd_validate(int argc, char **argv)
 	struct row *rows = NULL;
 	struct rep_set reps;
 	bool *train = NULL;
+	struct metrics *late = NULL;
+	char **late_why = NULL;
+	double late_ns = 0;
 	enum calib_holdout ho = CALIB_HOLDOUT_NONE;
 	char *buf = NULL;
 	size_t len = 0;
@@ -524,6 +668,15 @@ int cmd_validate(int argc, char **argv)
 	}
 	if ((rc = calibcli_check_output(&o)) != 0)
 		goto done;
+	if (o.states) {
+		const char *unit;
+		if (config_value_number("app.recv_start", o.states, &late_ns, &unit, &err) != TCPSIM_OK || !(late_ns > 0)) {
+			fprintf(stderr, "tcpsim: validate: --states %s: expected a time above 0 (the receivers' late start, "
+					"e.g. 2ms)\n", o.states);
+			rc = 2;
+			goto done;
+		}
+	}
 	cr.progress = isatty(STDERR_FILENO) ? stderr : NULL;
 	if ((rc = calibcli_load(&o, &rs, &reps, &cr, &cs, &err)) != TCPSIM_OK)
 		goto fail;
@@ -542,21 +695,27 @@ int cmd_validate(int argc, char **argv)
 	}
 	if ((rc = calib_validate(&cs, &cr, ho, train, &v, &err)) != TCPSIM_OK)
 		goto fail;
+	if (o.states) {
+		late = xcalloc((size_t)(rs.n > 0 ? rs.n : 1), sizeof(*late));
+		late_why = xcalloc((size_t)(rs.n > 0 ? rs.n : 1), sizeof(*late_why));
+		if ((rc = calib_predict_late(&cs, &cr, &v, (sim_ns)late_ns, late, late_why, &err)) != TCPSIM_OK)
+			goto fail;
+	}
 	if (ts.n > 0) {
 		oc = xcalloc((size_t)ts.n, sizeof(*oc));
 		if ((rc = targets_eval(&ts, &rs, v.pred, v.held_out, oc, &err)) != TCPSIM_OK)
 			goto fail;
 	}
-	n = collect_rows(&rs, &v, &reps, &rows);
+	n = collect_rows(&rs, &v, &reps, late, &rows);
 	ms = cli_memstream(&buf, &len);
 	if (!ms) {
 		rc = 1;
 		goto done;
 	}
 	if (o.format && strcmp(o.format, "csv") == 0)
-		render_csv(ms, &rs, rows, n, reps.rows_used > 0);
+		render_csv(ms, &rs, rows, n, reps.rows_used > 0, late != NULL);
 	else
-		render_table(ms, &o, &rs, &cs, &v, rows, n, &ts, oc, &reps);
+		render_table(ms, &o, &rs, &cs, &v, rows, n, &ts, oc, &reps, late, late_why);
 	if (fclose(ms) != 0) {
 		fprintf(stderr, "tcpsim: cannot format the report\n");
 		rc = 1;
@@ -572,6 +731,11 @@ done:
 	free(rows);
 	free(train);
 	free(oc);
+	if (late_why)
+		for (int i = 0; i < rs.n; i++)
+			free(late_why[i]);
+	free(late_why);
+	free(late);
 	targets_free(&ts);
 	reps_free(&reps);
 	calib_validation_free(&v);

@@ -624,10 +624,22 @@ int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 	return TCPSIM_OK;
 }
 
+/* a receiver that starts late (app.recv_start) */
+static void start_task_ev(struct sim *sim, void *obj, uint64_t arg)
+{
+	struct task *t = obj;
+	(void)arg;
+	sched_start_task(sim, t, t->cpu);
+}
+
 void sim_start(struct sim *sim)
 {
 	for (int i = 0; i < sim->nconns; i++) { /* each receiver, then its sender */
-		sched_start_task(sim, sim->conns[i].receiver, sim->conns[i].receiver->cpu);
+		struct task *rcv = sim->conns[i].receiver;
+		if (sim->sc->recv_start_ns > 0)
+			sim_at(sim, sim->now + sim->sc->recv_start_ns, start_task_ev, rcv, 0);
+		else
+			sched_start_task(sim, rcv, rcv->cpu);
 		sched_start_task(sim, sim->conns[i].sender, sim->conns[i].sender->cpu);
 	}
 	for (int i = 2 * sim->nconns; i < sim->ntasks; i++) { /* monitors: evenly spread phases */

@@ -168,6 +168,46 @@ else
 	bad "validate of runs with snd_rwnd_limited_pct" "$(head -c 300 "$TMP/err")"
 fi
 
+# --- validate --states: the steady state a late reader finds --------------------
+# On the live Intel host's profile with the costs fitted there (pinned
+# here), MTU 9000 at 4 KB writes has two steady states in the model (the
+# late reader stays behind, window-limited, as the machine measured it) and
+# MTU 1500 one (test_era.c, test_late_reader_finds_the_other_steady_state).
+C="run.warmup=100ms;run.duration=200ms;run.ci_target=0;app.send_size=4K;app.recv_size=4K;cost.syscall=979.585"
+C="$C;cost.tx_frame=1439.72;cost.rx_frame=1647.11;cost.rx_tcp=868.604;cost.ack_tx=801.352;cost.ack_rx=2195.62"
+C="$C;cost.tx_seg=551.035;cost.wakeup=5683;cost.ctxsw=4280.37;cost.rx_gso_seg=314.694"
+S=scenarios/live/intel-xeon-2cpu-2600-lo.cfg
+printf 'id,source,scenario,overrides,throughput_mbps,snd_rwnd_limited_pct\nb9000,t,%s,%s;link.mtu=9000,23270,99.7\nb1500,t,%s,%s;link.mtu=1500,9168,0\n' \
+	"$S" "$C" "$S" "$C" >"$TMP/states.csv"
+if "$TCPSIM" validate "$TMP/states.csv" --states 2ms >"$TMP/out" 2>"$TMP/err"; then
+	grep -q "^Two steady states (--states 2ms: " "$TMP/out" && grep -q "^  b9000$" "$TMP/out" && ! grep -q "^  b1500$" "$TMP/out" &&
+		grep -q "^1 of 2 runs have two steady states in the model; the measured window points to the late start's in 1 of the 1 it tells apart.$" "$TMP/out" &&
+		grep -Eq "^      late start .* window-limited (9[0-9]|100)% \(the reader behind\)$" "$TMP/out" &&
+		ok "validate --states: MTU 9000 has two steady states, the late one the machine's; MTU 1500 one" ||
+		bad "validate --states" "$(sed -n '/^Two steady/,$p' "$TMP/out" | head -12)"
+else
+	bad "validate --states" "exit $?: $(head -c 300 "$TMP/err")"
+fi
+if "$TCPSIM" validate "$TMP/states.csv" --states 2ms --format csv >"$TMP/s.csv" 2>"$TMP/err"; then
+	[ "$(head -1 "$TMP/s.csv")" = '"id","metric","measured","predicted","error_pct","held_out","late_predicted","late_error_pct"' ] &&
+		awk -F'"?,"?' '$1 ~ /b9000/ && $2 == "throughput_mbps" { if ($7 > 1.1 * $4) f = 1 } END { exit !f }' "$TMP/s.csv" &&
+		ok "validate --states csv: the late start's prediction beside the one as given" ||
+		bad "validate --states csv" "$(head -3 "$TMP/s.csv")"
+	# read back: the late column as a run set of its own, validated as runs (its own predictions inside them)
+	awk -F, 'NR == 1 { print "\"id\",\"status\",\"throughput_mbps\""; next }
+		$2 == "\"throughput_mbps\"" { print $1 ",\"ok\"," $7 }' "$TMP/s.csv" >"$TMP/sback.csv"
+	"$TCPSIM" validate "$TMP/states.csv" --states 2ms --reps "$TMP/sback.csv" >"$TMP/b.txt" 2>"$TMP/err" &&
+		lt=$(awk -F'"?,"?' '$1 ~ /b9000/ && $2 == "throughput_mbps" { print $7 }' "$TMP/s.csv")
+		grep -q "(2 good runs of these points used, 0 not ok skipped, 0 of other points)" "$TMP/b.txt" &&
+		grep -q "^b9000 *throughput_mbps .* $lt\.\.$lt (1)" "$TMP/b.txt" && ok "validate --states csv reads back as single runs ($lt)" ||
+		bad "validate --states csv read back" "$(grep '^throughput_mbps ' "$TMP/b.txt") $(cat "$TMP/err")"
+else
+	bad "validate --states --format csv" "exit $?: $(head -c 300 "$TMP/err")"
+fi
+bad_input "--states 0" "--states 0" "above 0" -- validate "$TMP/states.csv" --states 0
+bad_input "--states that is no time" "--states soon" "above 0" -- validate "$TMP/states.csv" --states soon
+bad_input "calibrate --states" "--states" "unknown option" -- calibrate "$TMP/syn.csv" --fit $FIT --states 2ms -o "$TMP/p.cfg"
+
 # --- validate: profile, CSV columns, leave-one-out ------------------------------
 if "$TCPSIM" validate "$TMP/syn.csv" --profile "$TMP/fit.cfg" --format csv >"$TMP/v.csv" 2>"$TMP/err"; then
 	[ "$(head -1 "$TMP/v.csv")" = '"id","metric","measured","predicted","error_pct","held_out"' ] \

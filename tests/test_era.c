@@ -903,6 +903,65 @@ static void test_ipi_latency_delays_a_queued_wakeup(void **state)
 		      "a halted CPU: throughput as without ipi_latency");
 }
 
+/* app.recv_start: a reader that starts behind its data.  On the live
+ * Intel host's profile at MTU 9000 with 4 KB writes the model has two
+ * steady states: started together the reader keeps up (a frame per write
+ * or two, Nagle's, the writer's CPU full); started 2 ms late it stays
+ * behind, window-limited, the writer's CPU half idle and the frames the
+ * reader's window updates push many writes long -- the state the machine
+ * was in (validation/live, snd_rwnd_limited_pct 99.7%).  At MTU 1500 the
+ * late start returns to the state started together: one steady state. */
+static void test_late_reader_finds_the_other_steady_state(void **state)
+{
+	struct scenario sc;
+	struct metrics m[2][2];
+	struct tcpsim_err err = {0};
+	(void)state;
+	for (int mtu = 0; mtu < 2; mtu++)
+		for (int late = 0; late < 2; late++) {
+			config_defaults(&sc);
+			if (config_load(&sc, "scenarios/live/intel-xeon-2cpu-2600-lo.cfg", &err))
+				fail_msg("%s", err.msg);
+			set(&sc, "link.mtu", mtu ? "9000" : "1500");
+			set(&sc, "app.send_size", "4K");
+			set(&sc, "app.recv_size", "4K");
+			set(&sc, "run.duration", "200ms");
+			set(&sc, "run.warmup", "100ms");
+			set(&sc, "run.ci_target", "0");
+			set(&sc, "run.cost_jitter", "0");
+			/* the fitted costs the states were found on (stop 32's
+			 * intel-xeon-2cpu-2600.fitted.cfg) */
+			set(&sc, "cost.syscall", "979.585");
+			set(&sc, "cost.tx_frame", "1439.72");
+			set(&sc, "cost.rx_frame", "1647.11");
+			set(&sc, "cost.rx_tcp", "868.604");
+			set(&sc, "cost.ack_tx", "801.352");
+			set(&sc, "cost.ack_rx", "2195.62");
+			set(&sc, "cost.tx_seg", "551.035");
+			set(&sc, "cost.wakeup", "5683");
+			set(&sc, "cost.ctxsw", "4280.37");
+			set(&sc, "cost.rx_gso_seg", "314.694");
+			set(&sc, "app.recv_start", late ? "2ms" : "0");
+			run(&sc, &m[mtu][late]);
+		}
+	/* MTU 9000: two states */
+	expect_range(m_of(&m[1][0], "snd_rwnd_limited_pct"), 0, 10, "MTU 9000 together: the reader keeps up");
+	expect_range(m_of(&m[1][0], "snd_cpu_busy_pct"), 95, 100, "MTU 9000 together: the writer's CPU full");
+	expect_range(m_of(&m[1][1], "snd_rwnd_limited_pct"), 90, 100, "MTU 9000 late: the reader stays behind");
+	expect_range(m_of(&m[1][1], "snd_cpu_busy_pct"), 0, 75, "MTU 9000 late: the writer's CPU waits on the window");
+	expect_range(m_of(&m[1][1], "rcv_cpu_busy_pct"), 95, 100, "MTU 9000 late: the reader's CPU full");
+	if (!(m_of(&m[1][1], "frames_per_s") < 0.5 * m_of(&m[1][0], "frames_per_s")))
+		fail_msg("MTU 9000: %.0f frames/s late against %.0f together: window-sized frames expected",
+			 m_of(&m[1][1], "frames_per_s"), m_of(&m[1][0], "frames_per_s"));
+	if (!(m_of(&m[1][1], "throughput_mbps") > 1.1 * m_of(&m[1][0], "throughput_mbps")))
+		fail_msg("MTU 9000: %.0f Mbit/s late against %.0f together", m_of(&m[1][1], "throughput_mbps"),
+			 m_of(&m[1][0], "throughput_mbps"));
+	/* MTU 1500: one */
+	expect_range(m_of(&m[0][1], "snd_rwnd_limited_pct"), 0, 10, "MTU 1500 late: back to keeping up");
+	expect_within(m_of(&m[0][1], "throughput_mbps"), m_of(&m[0][0], "throughput_mbps"), 0.05,
+		      "MTU 1500: the late start's throughput as together's");
+}
+
 /* cost.nohz_exit: a CPU that leaves idle to run a task pays the idle
  * loop's way out (tick_nohz_idle_exit restarting the tick) on that CPU:
  * the reader, asleep between frames 200 us apart, is busier by about one
@@ -974,6 +1033,7 @@ int main(void)
 		cmocka_unit_test(test_backlog_runs_what_its_packets_send),
 		cmocka_unit_test(test_eevdf_run_to_parity),
 		cmocka_unit_test(test_ipi_latency_delays_a_queued_wakeup),
+		cmocka_unit_test(test_late_reader_finds_the_other_steady_state),
 		cmocka_unit_test(test_nohz_exit_per_idle_exit),
 		cmocka_unit_test(test_rx_gso_seg_prices_a_segment),
 		cmocka_unit_test(test_hystart_ends_slow_start_on_lo),

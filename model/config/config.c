@@ -348,6 +348,10 @@ static const struct row rows[] = {
 	 .def = "-1", .unit = "CPU", .help = "sender's CPU; -1 = scheduler decides (netperf -T)"},
 	{KEY(G_APP, "app", "recv_cpu"), .type = T_INT, SC(recv_cpu), .min = -1, .max = 255,
 	 .def = "-1", .unit = "CPU", .help = "receiver's CPU (on rhost for nic); -1 = scheduler"},
+	{KEY(G_APP, "app", "recv_start"), .type = T_TIME, SC(recv_start_ns), .min = 0, .max = 600 * SEC,
+	 .def = "0", .unit = "ms", .help = "the receivers start reading this long after the senders start writing "
+	 "(a late server: the data queues up to the window first); 0 = together. Where a configuration "
+	 "has two steady states, a late start finds the reader-behind one"},
 	{KEY(G_APP, "app", "sendfile"), .type = T_ENUM, SC(sendfile), .names = sendfile_names,
 	 .def = "linux", .unit = "", .help = "whose sendfile(2) the sender runs: linux (tcp_sendpage), freebsd-old "
 	 "(a page and a tcp_output at a time), freebsd-new (2006 rewrite: chunks of half the socket buffer)"},

@@ -171,6 +171,7 @@ struct scenario {
 	enum app_loop loop;
 	int send_cpu;             /* -1: scheduler decides (netperf -T) */
 	int recv_cpu;
+	sim_ns recv_start_ns;     /* the receivers' first call waits this long (0: at once) */
 
 	/* [sched] */
 	sim_ns sched_latency_ns;          /* sysctl_sched_latency, unscaled */

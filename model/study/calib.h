@@ -261,6 +261,19 @@ int calib_validate(const struct calib_setup *cs, const struct calib_runs *cr,
 void calib_validation_free(struct calib_validation *v);
 
 /*
+ * The other steady state, where a configuration has two: predict every run
+ * again with the values calib_validate predicted it with, its receivers
+ * starting late_ns after its senders (app.recv_start; a run that sets its
+ * own keeps it).  A reader that starts behind its data stays behind where
+ * that state holds itself up (the window-update ACKs the reader sends push
+ * the writer's queued data from the reader's CPU); where it does not, the
+ * run returns to the state calib_validate found.  why as calib_validate's
+ * no_pred_why ([n_runs], filled; NULL entries for runs predicted).
+ */
+int calib_predict_late(const struct calib_setup *cs, const struct calib_runs *cr, const struct calib_validation *v,
+		       sim_ns late_ns, struct metrics *out, char **why, struct tcpsim_err *err);
+
+/*
  * "KEY=V1,V2,...": mark train[i] for the runs whose KEY (after scenario,
  * profile and overrides) has one of the values, compared as config_get
  * prints them (so 64K and 65536 match).

@@ -32,7 +32,10 @@
 # Environment: FIT (the keys fitted), WEIGHT, STARTS, POLISH (simplex points
 # after the solver, tcpsim calibrate --polish; 0 none), FIT_TO=median|runs
 # and PERCALL=fit|costfit (step 0b below) choose the fit; the default is the
-# committed one.
+# committed one.  STATES (default 2ms): each prediction is made again with
+# the receivers starting that late, and the runs that settle in another
+# steady state are listed (tcpsim validate --states).  An empty STATES is
+# refused.
 #
 # Run from anywhere after `make`; writes its results beside the CSV.
 set -eu
@@ -98,6 +101,10 @@ STARTS=${STARTS:-1}
 # two steady states is met by either (tcpsim calibrate --help)
 FIT_TO=${FIT_TO:-median}
 POLISH=${POLISH:-0}
+# STATES: every prediction is made again with the receivers starting this
+# late (tcpsim validate --states, app.recv_start): where the model has two
+# steady states the files list both beside the measured window
+STATES=${STATES:-2ms}
 
 # the run settings of every simulation here, as a profile read over each
 # run's scenario (calibrate/validate --profile)
@@ -198,7 +205,7 @@ esac
 
 # shellcheck disable=SC2086
 ./tcpsim validate "$T/lo.csv" $REPS --fit-to "$FIT_TO" --profile "$T/run.cfg" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" --polish "$POLISH" \
-	--train-where link.mtu=1500,65536 \
+	--train-where link.mtu=1500,65536 --states "$STATES" \
 	--title "$M loopback: fitted on MTU 1500 and 65536, the rest predicted" \
 	-o "validation/live/$M.validate-lo.txt"
 # shellcheck disable=SC2086
@@ -215,13 +222,13 @@ fi
 # the fitted costs and the run settings, one profile
 { cat "$T/run.cfg"; echo; cat "validation/live/$M.fitted.cfg"; } >"$T/pred.cfg"
 # shellcheck disable=SC2086
-./tcpsim validate "$T/veth.csv" $REPS --profile "$T/pred.cfg" \
+./tcpsim validate "$T/veth.csv" $REPS --profile "$T/pred.cfg" --states "$STATES" \
 	--title "$M veth: predicted with the loopback fit" \
 	-o "validation/live/$M.validate-veth.txt"
 out="validation/live/$M.costfit.txt, $M.validate-lo.txt, $M.fitted.cfg, $M.validate-veth.txt"
 if [ -f "$PACED" ]; then
 	# shellcheck disable=SC2086
-	./tcpsim validate "$PACED" $PREPS --profile "$T/pred.cfg" \
+	./tcpsim validate "$PACED" $PREPS --profile "$T/pred.cfg" --states "$STATES" \
 		--title "$M paced (bbr-initialised cubic, tcp.pacing=on): predicted with the loopback fit" \
 		-o "validation/live/$M.validate-paced.txt"
 	out="$out, $M.validate-paced.txt"
@@ -237,7 +244,7 @@ for g in "validation/live/$M"-regime*.csv; do
 	GREPS=""
 	[ -f "${g%.csv}.reps.csv" ] && GREPS="--reps ${g%.csv}.reps.csv"
 	# shellcheck disable=SC2086
-	./tcpsim validate "$g" $GREPS --profile "$T/pred.cfg" \
+	./tcpsim validate "$g" $GREPS --profile "$T/pred.cfg" --states "$STATES" \
 		--title "$M $gn set (each run's window-limited share, tcp_info): predicted with the loopback fit" \
 		-o "validation/live/$M.validate-$gn.txt"
 	out="$out, $M.validate-$gn.txt"
