@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include "cli.h"
 #include "config.h"
 #include "err.h"
+#include "metrics.h"
 #include "outfile.h"
 #include "report.h"
 #include "sweep.h"
@@ -49,6 +51,7 @@ struct cli_args {
 	const char *timeline;   /* run --timeline FILE: the start, step by step, or NULL */
 	int timeline_ms;        /* --timeline-ms (default 10) */
 	int timeline_step_us;   /* --timeline-step (default 100) */
+	const char *states;     /* run --states T: the run again, its receivers T late, or NULL */
 	int reps;               /* compare: runs (seeds) per side */
 	int jobs;               /* compare: threads for the runs */
 	int help;
@@ -162,6 +165,14 @@ static int parse_args(int argc, char **argv, struct cli_args *o)
 				o->timeline = val;
 				continue;
 			}
+			if ((r = cli_option_value(argc, argv, &i, NULL, "--states", &val)) != 0) {
+				if (r < 0)
+					return usage_error("option '%s' needs an argument (a time, e.g. 2ms)", a);
+				if (o->max_cfg != 1)
+					return usage_error("--states: only '%s' runs a scenario twice", "tcpsim run");
+				o->states = val;
+				continue;
+			}
 			if ((r = cli_option_value(argc, argv, &i, NULL, "--timeline-ms", &val)) != 0) {
 				if (r < 0)
 					return usage_error("option '%s' needs an argument (milliseconds)", a);
@@ -272,6 +283,7 @@ static void run_usage(FILE *f)
 {
 	fputs("usage: tcpsim run FILE.cfg [-s section.key=value]... [--reps N [-j N]] [--format table|csv|json] [-o OUT]\n"
 	      "                [--folded FILE] [--timeline FILE [--timeline-ms MS] [--timeline-step US]]\n"
+	      "                [--states T]\n"
 	      "  -s, --set K=V   override one key after FILE.cfg is read (repeatable, in order)\n"
 	      "  --reps N        N runs, seeds sweep_seed(run.seed, 0, rep): the distribution of the\n"
 	      "                  figures and of the steady state (Regime) each run settled in; the\n"
@@ -286,7 +298,44 @@ static void run_usage(FILE *f)
 	      "                  per --timeline-step US (default 100) for --timeline-ms MS (default 10)\n"
 	      "                  from its first data, the data skbs, kB and ACKs its sockets took and the\n"
 	      "                  sender's cwnd, ssthresh, srtt, snd_wnd, the receiver's rcv_wnd and rcvbuf\n"
-	      "                  (the columns of tools/wakeups-live --startup on a live machine); not with --reps\n", f);
+	      "                  (the columns of tools/wakeups-live --startup on a live machine); not with --reps\n"
+	      "  --states T      run it again with the receivers starting T after the senders\n"
+	      "                  (app.recv_start; e.g. 2ms) and say whether the two settle in one steady\n"
+	      "                  state or two (a reader that starts behind its data stays behind where\n"
+	      "                  that state holds itself up); table format only, not with --reps\n", f);
+}
+
+/* --states: two runs of one scenario, from a start together and from its
+ * receivers starting late; one steady state or two (the rule of tcpsim
+ * validate --states: throughput more than 5% apart, or the sender
+ * window-limited from half its busy time in one and not the other). */
+static void states_line(FILE *f, const char *what, const struct scenario *sc, const struct metrics *m)
+{
+	int busiest = 0;
+	for (int c = 1; c < sc->host[0].cpus && c < SCENARIO_MAX_CPUS; c++)
+		if (m->cpu_busy_pct[0][c] > m->cpu_busy_pct[0][busiest])
+			busiest = c;
+	fprintf(f, "  %-12s %12.2f Mbit/s  the senders window-limited %5.1f%% of their busy time  busiest CPU %d at %.1f%%\n",
+		what, m->v[METRIC_THROUGHPUT_MBPS], m->v[METRIC_SND_RWND_LIMITED_PCT], busiest, m->cpu_busy_pct[0][busiest]);
+}
+
+static int report_states(FILE *f, const char *late_text, const struct scenario *sc, const struct metrics *m,
+			 const struct scenario *lsc, const struct metrics *lm)
+{
+	double t = m->v[METRIC_THROUGHPUT_MBPS], lt = lm->v[METRIC_THROUGHPUT_MBPS];
+	double w = m->v[METRIC_SND_RWND_LIMITED_PCT], lw = lm->v[METRIC_SND_RWND_LIMITED_PCT];
+	bool two = (t > 0 && fabs(lt / t - 1) > 0.05) || ((w >= 50) != (lw >= 50));
+
+	fprintf(f, "\nSteady states (--states %s: the run again with its receivers starting %s after its senders, "
+		   "app.recv_start)\n", late_text, late_text);
+	states_line(f, "as given", sc, m);
+	states_line(f, "late start", lsc, lm);
+	if (two)
+		fputs("Two steady states: which one a machine settles in depends on how its run starts (a reader that "
+		      "starts\nbehind its data stays behind; docs/calibration.md, \"Two steady states\").\n", f);
+	else
+		fputs("One steady state: the late start returns to it.\n", f);
+	return ferror(f) ? -1 : 0;
 }
 
 /* --reps N of one scenario: the distribution of throughput and of the
@@ -372,6 +421,7 @@ int cmd_run(int argc, char **argv)
 	struct scenario *sc = NULL;
 	struct metrics *m = NULL;
 	struct tcpsim_err err = {0};
+	sim_ns late_ns = 0;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *ms;
@@ -424,8 +474,28 @@ int cmd_run(int argc, char **argv)
 		rc = usage_error("--timeline-ms and --timeline-step: only with --timeline %s", "FILE");
 		goto done;
 	}
+	if (a.states) {
+		double ns;
+		const char *unit;
+		if (a.reps > 1 || a.fmt != FMT_TABLE) {
+			rc = usage_error("--states: the table of one run (not --reps, csv or json; for those, "
+					 "-s app.recv_start=%s or a sweep over app.recv_start)", a.states);
+			goto done;
+		}
+		if (config_value_number("app.recv_start", a.states, &ns, &unit, &err) != TCPSIM_OK || !(ns > 0)) {
+			rc = usage_error("--states %s: expected a time above 0 (the receivers' late start, e.g. 2ms)",
+					 a.states);
+			goto done;
+		}
+		late_ns = (sim_ns)ns;
+	}
 	if ((rc = load_scenario(sc, a.cfg[0], a.ov[0], a.nov[0])) != 0)
 		goto done;
+	if (a.states && sc->recv_start_ns > 0) {
+		rc = usage_error("--states: the scenario sets app.recv_start already (%s); leave it 0 to compare the two "
+				 "starts", a.cfg[0]);
+		goto done;
+	}
 	if (a.reps > 1) {
 		if (a.jobs < 1) {
 			long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -467,6 +537,23 @@ int cmd_run(int argc, char **argv)
 	case FMT_CSV: rc = report_csv(ms, sc, m); break;
 	case FMT_JSON: rc = report_json(ms, sc, m); break;
 	default: rc = report_table(ms, sc, m); break;
+	}
+	if (rc == 0 && a.states) {
+		struct scenario *lsc = xmalloc(sizeof(*lsc));
+		struct metrics *lm = xcalloc(1, sizeof(*lm));
+		*lsc = *sc;
+		lsc->recv_start_ns = late_ns;
+		if (tcpsim_run(lsc, lm, &err) != TCPSIM_OK) {
+			print_err(&err);
+			rc = err.code == TCPSIM_EUSAGE ? 2 : 1;
+			fclose(ms);
+			free(lsc);
+			free(lm);
+			goto done;
+		}
+		rc = report_states(ms, a.states, sc, m, lsc, lm);
+		free(lsc);
+		free(lm);
 	}
 	if ((rc = memstream_done(ms, rc, &buf)) != 0)
 		goto done;

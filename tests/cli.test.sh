@@ -134,6 +134,36 @@ else
 	bad "--folded" "exit $st, $badlines bad lines: $(head -c 300 "$TMP/err" "$TMP/cpu.folded")"
 fi
 side_file_unwritable --folded "$TMP/no-such-dir/x.folded"
+
+# --states: the run again with its receivers late; one steady state or two.
+# The live Intel host's loopback at 4 KB writes with the costs fitted there
+# (pinned): MTU 9000 has two (the late reader stays behind, window-limited,
+# its CPU the busiest), MTU 1500 one.
+ST="-s run.warmup=100ms -s run.duration=200ms -s run.ci_target=0 -s app.send_size=4K -s app.recv_size=4K"
+ST="$ST -s cost.syscall=979.585 -s cost.tx_frame=1439.72 -s cost.rx_frame=1647.11 -s cost.rx_tcp=868.604"
+ST="$ST -s cost.ack_tx=801.352 -s cost.ack_rx=2195.62 -s cost.tx_seg=551.035 -s cost.wakeup=5683"
+ST="$ST -s cost.ctxsw=4280.37 -s cost.rx_gso_seg=314.694"
+# shellcheck disable=SC2086
+if "$TCPSIM" run scenarios/live/intel-xeon-2cpu-2600-lo.cfg $ST -s link.mtu=9000 --states 2ms >"$TMP/out" 2>"$TMP/err" &&
+	grep -q "^Steady states (--states 2ms: " "$TMP/out" && grep -q "^Two steady states: " "$TMP/out" &&
+	grep -Eq "^  late start .* window-limited +(9[0-9]|100)\.[0-9]% of their busy time  busiest CPU 1 " "$TMP/out" &&
+	grep -Eq "^  as given .* window-limited +[0-9]\.[0-9]% of their busy time  busiest CPU 0 " "$TMP/out"; then
+	ok "run --states: MTU 9000 at 4 KB writes has two steady states"
+else
+	bad "run --states (two)" "$(tail -6 "$TMP/out") $(head -c 300 "$TMP/err")"
+fi
+# shellcheck disable=SC2086
+if "$TCPSIM" run scenarios/live/intel-xeon-2cpu-2600-lo.cfg $ST -s link.mtu=1500 --states 2ms >"$TMP/out" 2>"$TMP/err" &&
+	grep -q "^One steady state: the late start returns to it.$" "$TMP/out"; then
+	ok "run --states: MTU 1500 at 4 KB writes has one"
+else
+	bad "run --states (one)" "$(tail -6 "$TMP/out") $(head -c 300 "$TMP/err")"
+fi
+bad_input "run --states with csv" "--states" "table" -- run "$D/good.cfg" --states 2ms --format csv
+bad_input "run --states with --reps" "--states" "--reps" -- run "$D/good.cfg" --states 2ms --reps 2
+bad_input "run --states 0" "--states 0" "above 0" -- run "$D/good.cfg" --states 0
+bad_input "run --states when the scenario starts late" "--states" "app.recv_start" -- run "$D/good.cfg" -s app.recv_start=1ms --states 2ms
+bad_input "compare --states" "--states" "tcpsim run" -- compare "$D/good.cfg" "$D/good.cfg" --states 2ms
 bad_input "--folded with --reps" "--folded" "--reps" -- run "$D/good.cfg" --reps 2 --folded "$TMP/r.folded"
 bad_input "--folded to compare" "--folded" "tcpsim run" -- compare "$D/good.cfg" "$D/good.cfg" --folded "$TMP/c.folded"
 bad_input "--folded and -o the same file" "--folded" "$TMP/same" -- run "$D/good.cfg" --folded "$TMP/same" -o "$TMP/same"
