@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -306,25 +305,29 @@ static void run_usage(FILE *f)
 }
 
 /* --states: two runs of one scenario, from a start together and from its
- * receivers starting late; one steady state or two (the rule of tcpsim
- * validate --states: throughput more than 5% apart, or the sender
- * window-limited from half its busy time in one and not the other). */
+ * receivers starting late; one steady state or two (metrics.h,
+ * steady_states_apart).  Each run's busiest CPU, per host on a two-host
+ * path. */
 static void states_line(FILE *f, const char *what, const struct scenario *sc, const struct metrics *m)
 {
-	int busiest = 0;
-	for (int c = 1; c < sc->host[0].cpus && c < SCENARIO_MAX_CPUS; c++)
-		if (m->cpu_busy_pct[0][c] > m->cpu_busy_pct[0][busiest])
-			busiest = c;
-	fprintf(f, "  %-12s %12.2f Mbit/s  the senders window-limited %5.1f%% of their busy time  busiest CPU %d at %.1f%%\n",
-		what, m->v[METRIC_THROUGHPUT_MBPS], m->v[METRIC_SND_RWND_LIMITED_PCT], busiest, m->cpu_busy_pct[0][busiest]);
+	int hosts = sc->link_type == LINK_NIC ? 2 : 1;
+	fprintf(f, "  %-12s %12.2f Mbit/s  the senders window-limited %5.1f%% of their busy time", what,
+		m->v[METRIC_THROUGHPUT_MBPS], m->v[METRIC_SND_RWND_LIMITED_PCT]);
+	for (int h = 0; h < hosts; h++) {
+		int busiest = 0;
+		for (int c = 1; c < sc->host[h].cpus && c < SCENARIO_MAX_CPUS; c++)
+			if (m->cpu_busy_pct[h][c] > m->cpu_busy_pct[h][busiest])
+				busiest = c;
+		fprintf(f, "  %sbusiest CPU %d at %.1f%%", hosts > 1 ? (h ? "receiver's " : "sender's ") : "", busiest,
+			m->cpu_busy_pct[h][busiest]);
+	}
+	fputc('\n', f);
 }
 
 static int report_states(FILE *f, const char *late_text, const struct scenario *sc, const struct metrics *m,
 			 const struct scenario *lsc, const struct metrics *lm)
 {
-	double t = m->v[METRIC_THROUGHPUT_MBPS], lt = lm->v[METRIC_THROUGHPUT_MBPS];
-	double w = m->v[METRIC_SND_RWND_LIMITED_PCT], lw = lm->v[METRIC_SND_RWND_LIMITED_PCT];
-	bool two = (t > 0 && fabs(lt / t - 1) > 0.05) || ((w >= 50) != (lw >= 50));
+	bool two = steady_states_apart(m->v, lm->v);
 
 	fprintf(f, "\nSteady states (--states %s: the run again with its receivers starting %s after its senders, "
 		   "app.recv_start)\n", late_text, late_text);

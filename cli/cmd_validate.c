@@ -348,17 +348,11 @@ static void print_wrapped(FILE *f, const char *text, int first, int indent)
 	fputc('\n', f);
 }
 
-/* The steady state by the window: window-limited from half the sender's
- * busy time up (the reader behind its data), a frame per write below. */
-#define WINDOW_LIMITED_PCT 50.0
+/* The steady state by the window (metrics.h, window_limited). */
 static const char *window_state(double rwnd_pct)
 {
-	return rwnd_pct >= WINDOW_LIMITED_PCT ? "the reader behind" : "a frame per write";
+	return window_limited(rwnd_pct) ? "the reader behind" : "a frame per write";
 }
-
-/* Two runs' throughput apart by more than this, or one window-limited and
- * the other not, are two steady states. */
-#define STATES_APART 0.05
 
 static double median_of(double *x, int n)
 {
@@ -393,19 +387,17 @@ static void print_states(FILE *f, const struct calib_cli *o, const struct run_se
 		}
 		if (!isfinite(mt) || !isfinite(pt) || !isfinite(lt) || pt <= 0 || mt <= 0)
 			continue;
-		apart = fabs(lt / pt - 1) > STATES_APART ||
-			(isfinite(pw) && isfinite(lw) && (pw >= WINDOW_LIMITED_PCT) != (lw >= WINDOW_LIMITED_PCT));
+		apart = steady_states_apart(pv, lv);
 		/* the measured window tells the two apart when one of them is
 		 * window-limited and the other not */
-		told = isfinite(mw) && isfinite(pw) && isfinite(lw) &&
-		       (pw >= WINDOW_LIMITED_PCT) != (lw >= WINDOW_LIMITED_PCT);
+		told = isfinite(mw) && isfinite(pw) && isfinite(lw) && window_limited(pw) != window_limited(lw);
 		near_late = apart && told && fabs(lw - mw) < fabs(pw - mw);
 		{
 			/* the machine's own two states: single runs on both sides */
 			const struct rep_values *rv = reps_of(reps, i, W);
 			int lim = 0;
 			for (int k = 0; rv && k < rv->n; k++)
-				lim += rv->v[k] >= WINDOW_LIMITED_PCT;
+				lim += window_limited(rv->v[k]);
 			if (rv && lim > 0 && lim < rv->n) {
 				mixed++;
 				mixed_two += apart;
@@ -426,7 +418,7 @@ static void print_states(FILE *f, const struct calib_cli *o, const struct run_se
 			if (rv && rv->n > 0) {
 				int lim = 0;
 				for (int k = 0; k < rv->n; k++)
-					lim += rv->v[k] >= WINDOW_LIMITED_PCT;
+					lim += window_limited(rv->v[k]);
 				fprintf(f, " (single runs: %d of %d window-limited)", lim, rv->n);
 			}
 		}
@@ -581,7 +573,7 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 				double mr = rs->runs[i].v[METRIC_SND_RWND_LIMITED_PCT];
 				double pr = v->pred[i].v[METRIC_SND_RWND_LIMITED_PCT];
 				if (isfinite(mr) && isfinite(pr)) {
-					bool same = (mr >= WINDOW_LIMITED_PCT) == (pr >= WINDOW_LIMITED_PCT);
+					bool same = window_limited(mr) == window_limited(pr);
 					wknown++;
 					wright += same;
 					fprintf(f, "  %-*s    window: measured %.0f%% of the sender's busy time window-limited (%s), "

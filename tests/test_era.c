@@ -73,6 +73,24 @@ static void base(struct scenario *sc, const char *kernel)
 	set(sc, "tcp.rmem_max", "6M");
 }
 
+/* The live Intel host's loopback profile (scenarios/live), one run of
+ * `size` writes and reads at `mtu`, 100 ms warm-up and 200 ms measured,
+ * no jitter. */
+static void live_intel_lo(struct scenario *sc, const char *mtu, const char *size)
+{
+	struct tcpsim_err err = {0};
+	config_defaults(sc);
+	if (config_load(sc, "scenarios/live/intel-xeon-2cpu-2600-lo.cfg", &err))
+		fail_msg("%s", err.msg);
+	set(sc, "link.mtu", mtu);
+	set(sc, "app.send_size", size);
+	set(sc, "app.recv_size", size);
+	set(sc, "run.duration", "200ms");
+	set(sc, "run.warmup", "100ms");
+	set(sc, "run.ci_target", "0");
+	set(sc, "run.cost_jitter", "0");
+}
+
 /* Share of the sender's CPU's time spent on the TCP receive work. */
 static double rx_tcp_pct(const struct metrics *m)
 {
@@ -847,19 +865,9 @@ static void test_ipi_latency_delays_a_queued_wakeup(void **state)
 {
 	struct scenario sc;
 	struct metrics now, late, halted, halted_late;
-	struct tcpsim_err err = {0};
 	(void)state;
 	for (int k = 0; k < 2; k++) {
-		config_defaults(&sc);
-		if (config_load(&sc, "scenarios/live/intel-xeon-2cpu-2600-lo.cfg", &err))
-			fail_msg("%s", err.msg);
-		set(&sc, "link.mtu", "1500");
-		set(&sc, "app.send_size", "16K");
-		set(&sc, "app.recv_size", "16K");
-		set(&sc, "run.duration", "200ms");
-		set(&sc, "run.warmup", "100ms");
-		set(&sc, "run.ci_target", "0");
-		set(&sc, "run.cost_jitter", "0");
+		live_intel_lo(&sc, "1500", "16K");
 		set(&sc, "cost.nohz_exit", "0"); /* this mechanism alone */
 		/* the profile's costs before it measured skb_alloc, skb_free,
 		 * softirq and the copies (94c5622's split): on them the reader sleeps at 16 KB
@@ -915,20 +923,10 @@ static void test_late_reader_finds_the_other_steady_state(void **state)
 {
 	struct scenario sc;
 	struct metrics m[2][2];
-	struct tcpsim_err err = {0};
 	(void)state;
 	for (int mtu = 0; mtu < 2; mtu++)
 		for (int late = 0; late < 2; late++) {
-			config_defaults(&sc);
-			if (config_load(&sc, "scenarios/live/intel-xeon-2cpu-2600-lo.cfg", &err))
-				fail_msg("%s", err.msg);
-			set(&sc, "link.mtu", mtu ? "9000" : "1500");
-			set(&sc, "app.send_size", "4K");
-			set(&sc, "app.recv_size", "4K");
-			set(&sc, "run.duration", "200ms");
-			set(&sc, "run.warmup", "100ms");
-			set(&sc, "run.ci_target", "0");
-			set(&sc, "run.cost_jitter", "0");
+			live_intel_lo(&sc, mtu ? "9000" : "1500", "4K");
 			/* the fitted costs the states were found on (stop 32's
 			 * intel-xeon-2cpu-2600.fitted.cfg) */
 			set(&sc, "cost.syscall", "979.585");

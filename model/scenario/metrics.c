@@ -11,6 +11,7 @@
  */
 #include "metrics.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "util.h"
@@ -165,6 +166,20 @@ const char *regime_name(const double *v, double *per_write)
 	if (*per_write < REGIME_AWAKE)
 		return "reader-behind";
 	return "mixed";
+}
+
+bool window_limited(double rwnd_pct)
+{
+	return rwnd_pct >= WINDOW_LIMITED_PCT;
+}
+
+bool steady_states_apart(const double *a, const double *b)
+{
+	double t = a[METRIC_THROUGHPUT_MBPS], lt = b[METRIC_THROUGHPUT_MBPS];
+	double w = a[METRIC_SND_RWND_LIMITED_PCT], lw = b[METRIC_SND_RWND_LIMITED_PCT];
+	if (isfinite(t) && isfinite(lt) && t > 0 && fabs(lt / t - 1) > STATES_APART)
+		return true;
+	return isfinite(w) && isfinite(lw) && window_limited(w) != window_limited(lw);
 }
 
 int metric_find(const char *name)

@@ -140,6 +140,20 @@ extern const struct metric_desc metric_table[METRIC_N];
 #define REGIME_AWAKE 0.05
 const char *regime_name(const double *v, double *per_write);
 
+/*
+ * The steady state by the window: window-limited (snd_rwnd_limited_pct)
+ * from half the senders' busy time up -- the reader behind its data --, a
+ * frame or two per write below.  Two runs of one configuration (one from a
+ * start together, one with its receivers starting late: app.recv_start,
+ * tcpsim run/validate --states) are in two steady states when their
+ * throughput is more than STATES_APART apart or one is window-limited and
+ * the other not.
+ */
+#define WINDOW_LIMITED_PCT 50.0
+#define STATES_APART 0.05
+bool window_limited(double rwnd_pct);
+bool steady_states_apart(const double *a, const double *b);
+
 /* Each LKP counter with its sender's-host and receiver's-host metric. */
 struct metric_split {
 	enum metric_id sum, send, recv;

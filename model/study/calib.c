@@ -1117,8 +1117,9 @@ out:
 
 /* ---- prediction -------------------------------------------------------------- */
 
-/* Predict the runs with mask[i] true, run i with values vals[i] (NULL entry: none). */
-/* recv_start: app.recv_start for the runs that set none (0: each run as it is) */
+/* Predict the runs with mask[i] true, run i with values vals[i] (NULL entry:
+ * none); recv_start is app.recv_start for the runs that set none (0: each
+ * run as it is). */
 static int predict_each(const struct calib_setup *cs, const struct calib_runs *cr, const bool *mask,
 			const double *const *vals, sim_ns recv_start, struct metrics *out, char **why,
 			struct tcpsim_err *err)
