@@ -437,6 +437,8 @@ expect_fail "wakeups-live window too long" 2 "must be at least 1 s and leave 1 s
 expect_fail "wakeups-live bad mtu" 2 "--mtu '99999': not an MTU" bash $WL --mtu 1500,99999
 expect_fail "wakeups-live bad size" 2 "--sizes '4 K': not a size" bash $WL --sizes "4 K"
 expect_fail "wakeups-live output directory" 2 "does not exist or is not writable" bash $WL -o "$T/no/such/dir/x.txt"
+expect_fail "wakeups-live bad pause" 2 "--pause-reader '0': not a whole number of ms" bash $WL --pause-reader 0
+expect_fail "wakeups-live pause with counters" 2 "--pause-reader: not with --counters or --startup" bash $WL --pause-reader 50 --counters 64M
 # --parse-gaps: a trace's sleeps of the reader (pid 100, CPU 1) matched with
 # the wakeup sent to its CPU after each: a preemption (R+) is no sleep, a
 # send to another CPU or a second send is not the match, a switch on
