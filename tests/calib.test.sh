@@ -175,7 +175,8 @@ fi
 # MTU 1500 one (test_era.c, test_late_reader_finds_the_other_steady_state).
 C="run.warmup=100ms;run.duration=200ms;run.ci_target=0;app.send_size=4K;app.recv_size=4K;cost.syscall=979.585"
 C="$C;cost.tx_frame=1439.72;cost.rx_frame=1647.11;cost.rx_tcp=868.604;cost.ack_tx=801.352;cost.ack_rx=2195.62"
-C="$C;cost.tx_seg=551.035;cost.wakeup=5683;cost.ctxsw=4280.37;cost.rx_gso_seg=314.694"
+C="$C;cost.tx_seg=551.035;cost.wakeup=5683;cost.ctxsw=4280.37;cost.rx_gso_seg=314.694;cost.recv_copy_byte=0.093"
+C="$C;cost.recv_copy_cold_byte=0"
 S=scenarios/live/intel-xeon-2cpu-2600-lo.cfg
 printf 'id,source,scenario,overrides,throughput_mbps,snd_rwnd_limited_pct\nb9000,t,%s,%s;link.mtu=9000,23270,99.7\nb1500,t,%s,%s;link.mtu=1500,9168,0\n' \
 	"$S" "$C" "$S" "$C" >"$TMP/states.csv"

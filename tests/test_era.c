@@ -32,7 +32,9 @@
  *  - tcp_add_backlog merges a segment into the backlog's tail (5.0);
  *  - a data skb merged into the receive queue's tail (model 4.0+);
  *  - a socket's cache lines moving between CPUs (cost.sock_xcpu), and a
- *    copy of bytes the other CPU touched last (cost.copy_xcpu; all eras).
+ *    copy of bytes the other CPU touched last (cost.copy_xcpu; all eras);
+ *  - the reader's copy of bytes later data pushed out of the cache
+ *    (cost.recv_copy_cold_byte, host.cache_bytes; all eras).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -89,6 +91,25 @@ static void live_intel_lo(struct scenario *sc, const char *mtu, const char *size
 	set(sc, "run.warmup", "100ms");
 	set(sc, "run.ci_target", "0");
 	set(sc, "run.cost_jitter", "0");
+}
+
+/* The costs the live Intel host's two steady states were found on: the
+ * fit of 2026-12-04 (intel-xeon-2cpu-2600.fitted.cfg then) and its one
+ * copy cost for the reader, before the copy of cold bytes was priced. */
+static void pin_fitted_intel(struct scenario *sc)
+{
+	set(sc, "cost.syscall", "979.585");
+	set(sc, "cost.tx_frame", "1439.72");
+	set(sc, "cost.rx_frame", "1647.11");
+	set(sc, "cost.rx_tcp", "868.604");
+	set(sc, "cost.ack_tx", "801.352");
+	set(sc, "cost.ack_rx", "2195.62");
+	set(sc, "cost.tx_seg", "551.035");
+	set(sc, "cost.wakeup", "5683");
+	set(sc, "cost.ctxsw", "4280.37");
+	set(sc, "cost.rx_gso_seg", "314.694");
+	set(sc, "cost.recv_copy_byte", "0.093");
+	set(sc, "cost.recv_copy_cold_byte", "0");
 }
 
 /* Share of the sender's CPU's time spent on the TCP receive work. */
@@ -927,18 +948,7 @@ static void test_late_reader_finds_the_other_steady_state(void **state)
 	for (int mtu = 0; mtu < 2; mtu++)
 		for (int late = 0; late < 2; late++) {
 			live_intel_lo(&sc, mtu ? "9000" : "1500", "4K");
-			/* the fitted costs the states were found on (stop 32's
-			 * intel-xeon-2cpu-2600.fitted.cfg) */
-			set(&sc, "cost.syscall", "979.585");
-			set(&sc, "cost.tx_frame", "1439.72");
-			set(&sc, "cost.rx_frame", "1647.11");
-			set(&sc, "cost.rx_tcp", "868.604");
-			set(&sc, "cost.ack_tx", "801.352");
-			set(&sc, "cost.ack_rx", "2195.62");
-			set(&sc, "cost.tx_seg", "551.035");
-			set(&sc, "cost.wakeup", "5683");
-			set(&sc, "cost.ctxsw", "4280.37");
-			set(&sc, "cost.rx_gso_seg", "314.694");
+			pin_fitted_intel(&sc);
 			set(&sc, "app.recv_start", late ? "2ms" : "0");
 			run(&sc, &m[mtu][late]);
 		}
@@ -958,6 +968,56 @@ static void test_late_reader_finds_the_other_steady_state(void **state)
 	expect_range(m_of(&m[0][1], "snd_rwnd_limited_pct"), 0, 10, "MTU 1500 late: back to keeping up");
 	expect_within(m_of(&m[0][1], "throughput_mbps"), m_of(&m[0][0], "throughput_mbps"), 0.05,
 		      "MTU 1500: the late start's throughput as together's");
+}
+
+/* cost.recv_copy_cold_byte: the reader's copy of bytes after which more
+ * than host.cache_bytes arrived costs that much more a byte.  A reader
+ * behind its data (MTU 9000, 4 KB writes, started 2 ms late: its queue
+ * holds the window, here ~100 KB, so a 64 KB cache) pays it on most bytes
+ * it copies; one that keeps up (started together: a write or two queued)
+ * on none; a cache larger than the window makes every byte hot; and at 0
+ * nothing changes at all. */
+/* The cold copy's cycles per byte read (the live Intel host: 2 CPUs at
+ * 2.6 GHz, one host). */
+static double cold_per_byte(const struct metrics *m)
+{
+	double bytes_per_s = m_of(m, "throughput_mbps") * 1e6 / 8;
+	return m->host_cat_pct[0][COST_RECV_COPY_COLD] / 100.0 * 2 * 2.6e9 / bytes_per_s;
+}
+
+static void test_reader_behind_copies_cold(void **state)
+{
+	struct scenario sc;
+	struct metrics hot, behind, big_cache, off, none;
+	(void)state;
+	live_intel_lo(&sc, "9000", "4K");
+	pin_fitted_intel(&sc);
+	set(&sc, "cost.recv_copy_byte", "0.074");
+	set(&sc, "cost.recv_copy_cold_byte", "0.054");
+	set(&sc, "host.cache_bytes", "64K");
+	run(&sc, &hot);
+	set(&sc, "app.recv_start", "2ms");
+	run(&sc, &behind);
+	set(&sc, "host.cache_bytes", "1G");
+	run(&sc, &big_cache);
+	set(&sc, "host.cache_bytes", "64K");
+	set(&sc, "cost.recv_copy_cold_byte", "0");
+	run(&sc, &off);
+	live_intel_lo(&sc, "9000", "4K");
+	pin_fitted_intel(&sc);
+	set(&sc, "cost.recv_copy_byte", "0.074");
+	set(&sc, "app.recv_start", "2ms");
+	run(&sc, &none);
+	expect_range(m_of(&hot, "snd_rwnd_limited_pct"), 0, 10, "started together the reader keeps up");
+	expect_range(m_of(&behind, "snd_rwnd_limited_pct"), 90, 100, "started late the reader stays behind");
+	/* the charge over the bytes read: the cold cost on most of them
+	 * behind, never more than on all; keeping up, on far fewer */
+	expect_range(cold_per_byte(&behind), 0.5 * 0.054, 1.001 * 0.054, "behind: cycles per byte read, cold");
+	expect_range(cold_per_byte(&hot), 0, 0.4 * cold_per_byte(&behind), "keeping up: cycles per byte read, cold");
+	assert_true(big_cache.host_cat_pct[0][COST_RECV_COPY_COLD] == 0);
+	assert_true(off.host_cat_pct[0][COST_RECV_COPY_COLD] == 0);
+	assert_true(m_of(&off, "throughput_mbps") == m_of(&none, "throughput_mbps"));
+	assert_true(off.events == none.events);
 }
 
 /* cost.nohz_exit: a CPU that leaves idle to run a task pays the idle
@@ -1032,6 +1092,7 @@ int main(void)
 		cmocka_unit_test(test_eevdf_run_to_parity),
 		cmocka_unit_test(test_ipi_latency_delays_a_queued_wakeup),
 		cmocka_unit_test(test_late_reader_finds_the_other_steady_state),
+		cmocka_unit_test(test_reader_behind_copies_cold),
 		cmocka_unit_test(test_nohz_exit_per_idle_exit),
 		cmocka_unit_test(test_rx_gso_seg_prices_a_segment),
 		cmocka_unit_test(test_hystart_ends_slow_start_on_lo),

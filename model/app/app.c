@@ -334,9 +334,20 @@ static void receiver_copied(struct sim *sim, struct cpu *c, struct task *t, uint
 
 	/* bytes a writer's copy wrote cost recv_copy_byte (if set); page-cache
 	 * pages nobody writes, copy_byte */
-	if (cost[COST_RECV_COPY_BYTE] > 0 && !sends_page_cache(t->conn->sender))
+	if (cost[COST_RECV_COPY_BYTE] > 0 && !sends_page_cache(t->conn->sender)) {
 		cpu_charge(sim, c, COST_RECV_COPY_BYTE, cost[COST_RECV_COPY_BYTE] * n);
-	else
+		if (cost[COST_RECV_COPY_COLD] > 0) {
+			/* the bytes just copied had rcv_nxt - copied_seq (and
+			 * the rest of them) arrive behind them: those with more
+			 * than cache_bytes behind left the cache */
+			int64_t behind = (int64_t)(t->conn->rcv_nxt - t->conn->copied_seq);
+			int64_t cold = behind + (int64_t)n - c->host->cfg->cache_bytes;
+			if (cold > (int64_t)n)
+				cold = n;
+			if (cold > 0)
+				cpu_charge(sim, c, COST_RECV_COPY_COLD, cost[COST_RECV_COPY_COLD] * (double)cold);
+		}
+	} else
 		cpu_charge(sim, c, COST_COPY_BYTE, cost[COST_COPY_BYTE] * n);
 	copy_xcpu(sim, c, t->conn->sender, n);
 	if (t->conn->rx_csum_on_copy)

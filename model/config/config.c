@@ -175,6 +175,9 @@ static const struct row rows[] = {
 	 .def = "250", .unit = "Hz", .help = "scheduler tick rate (CONFIG_HZ)"},
 	{HKEY("llc_cpus"), .type = T_INT, HC(llc_cpus), .min = 0, .max = SCENARIO_MAX_CPUS, .def = "0",
 	 .unit = "CPUs", .help = "CPUs sharing a last-level cache (sched domain LLC); 0 = all of them"},
+	{HKEY("cache_bytes"), .type = T_SIZE, HC(cache_bytes), .min = 4 * KB, .max = 64 * GB, .def = "2M", .unit = "bytes",
+	 .help = "data a CPU's cache holds (its L2): a byte the reader copies after more of later data arrived behind it "
+	 "costs cost.recv_copy_cold_byte more"},
 	{HKEY("kernel"), .type = T_STRING, HC(kernel), .flags = F_VERSION,
 	 .def = "3.6", .unit = "", .help = "kernel version imitated, MAJOR.MINOR (2.0 to 99.999)"},
 	{HKEY("name"), .type = T_STRING, HC(name),
@@ -405,6 +408,7 @@ static const char *const cost_names[COST_N][2] = {
 	CN(COST_NOHZ_EXIT, "nohz_exit"),   CN(COST_RX_GSO_SEG, "rx_gso_seg"),
 	CN(COST_SOCK_XCPU, "sock_xcpu"), CN(COST_COPY_XCPU, "copy_xcpu"),
 	CN(COST_RECV_COPY_BYTE, "recv_copy_byte"),
+	CN(COST_RECV_COPY_COLD, "recv_copy_cold_byte"),
 };
 
 /* ---- keys: a (section, row, cost) triple, walked in table order ---- */

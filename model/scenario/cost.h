@@ -52,6 +52,7 @@ enum cost_id {
 	COST_SOCK_XCPU,    /* a socket's hot lines fetched from the other CPU that last touched it */
 	COST_COPY_XCPU,    /* per byte copied whose lines the peer task's CPU touched last */
 	COST_RECV_COPY_BYTE, /* per byte of the reader's copy of what a writer's copy wrote (0: copy_byte) */
+	COST_RECV_COPY_COLD, /* per byte of that copy more than host.cache_bytes of later data left behind */
 	COST_N
 };
 

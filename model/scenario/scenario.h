@@ -55,6 +55,7 @@ struct host_cfg {
 	double ghz;               /* clock rate; cycles -> ns */
 	int hz;                   /* scheduler tick rate (CONFIG_HZ) */
 	int llc_cpus;             /* CPUs per last-level cache; 0 = all share one */
+	int64_t cache_bytes;      /* data a CPU's cache holds before the oldest leaves it (cost.recv_copy_cold_byte) */
 	char kernel[16];          /* kernel version imitated, e.g. "3.6" */
 	char name[SCENARIO_NAME_MAX];
 	int monitors;             /* background tasks (LKP's monitors), see app.c */
