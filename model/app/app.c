@@ -337,9 +337,9 @@ static void receiver_copied(struct sim *sim, struct cpu *c, struct task *t, uint
 	if (cost[COST_RECV_COPY_BYTE] > 0 && !sends_page_cache(t->conn->sender)) {
 		cpu_charge(sim, c, COST_RECV_COPY_BYTE, cost[COST_RECV_COPY_BYTE] * n);
 		if (cost[COST_RECV_COPY_COLD] > 0) {
-			/* the bytes just copied had rcv_nxt - copied_seq (and
-			 * the rest of them) arrive behind them: those with more
-			 * than cache_bytes behind left the cache */
+			/* each byte just copied was followed by the rest of this
+			 * copy and the rcv_nxt - copied_seq bytes still unread:
+			 * those followed by more than cache_bytes left the cache */
 			int64_t behind = (int64_t)(t->conn->rcv_nxt - t->conn->copied_seq);
 			int64_t cold = behind + (int64_t)n - c->host->cfg->cache_bytes;
 			if (cold > (int64_t)n)
