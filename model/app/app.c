@@ -326,6 +326,19 @@ static void receiver_return(struct sim *sim, struct cpu *c, struct task *t)
 	t->in_call = false;
 }
 
+/* cost.recv_copy_cold_byte (0: nothing) for the n bytes the reader just
+ * copied: each was followed by the rest of this copy and the rcv_nxt -
+ * copied_seq bytes still unread; those followed by more than the host's
+ * cache_bytes left the cache. */
+static void recv_copy_cold(struct sim *sim, struct cpu *c, const struct tcp_conn *tc, uint32_t n)
+{
+	double cy = c->host->cfg->cost_cycles[COST_RECV_COPY_COLD];
+	int64_t cold = (int64_t)(tc->rcv_nxt - tc->copied_seq) + (int64_t)n - c->host->cfg->cache_bytes;
+
+	if (cy > 0 && cold > 0)
+		cpu_charge(sim, c, COST_RECV_COPY_COLD, cy * (double)(cold < (int64_t)n ? cold : (int64_t)n));
+}
+
 /* n bytes copied to the user buffer: the copy (and software checksum)
  * cost; the call returns once recv_size bytes are in (release_sock). */
 static void receiver_copied(struct sim *sim, struct cpu *c, struct task *t, uint32_t n)
@@ -336,17 +349,7 @@ static void receiver_copied(struct sim *sim, struct cpu *c, struct task *t, uint
 	 * pages nobody writes, copy_byte */
 	if (cost[COST_RECV_COPY_BYTE] > 0 && !sends_page_cache(t->conn->sender)) {
 		cpu_charge(sim, c, COST_RECV_COPY_BYTE, cost[COST_RECV_COPY_BYTE] * n);
-		if (cost[COST_RECV_COPY_COLD] > 0) {
-			/* each byte just copied was followed by the rest of this
-			 * copy and the rcv_nxt - copied_seq bytes still unread:
-			 * those followed by more than cache_bytes left the cache */
-			int64_t behind = (int64_t)(t->conn->rcv_nxt - t->conn->copied_seq);
-			int64_t cold = behind + (int64_t)n - c->host->cfg->cache_bytes;
-			if (cold > (int64_t)n)
-				cold = n;
-			if (cold > 0)
-				cpu_charge(sim, c, COST_RECV_COPY_COLD, cost[COST_RECV_COPY_COLD] * (double)cold);
-		}
+		recv_copy_cold(sim, c, t->conn, n);
 	} else
 		cpu_charge(sim, c, COST_COPY_BYTE, cost[COST_COPY_BYTE] * n);
 	copy_xcpu(sim, c, t->conn->sender, n);

@@ -481,7 +481,7 @@ static double key_max(const struct key *k)
 static const char *key_unit(const struct key *k)
 {
 	if (k->cost == COST_COPY_BYTE || k->cost == COST_CSUM_BYTE || k->cost == COST_COPY_XCPU ||
-	    k->cost == COST_RECV_COPY_BYTE)
+	    k->cost == COST_RECV_COPY_BYTE || k->cost == COST_RECV_COPY_COLD)
 		return "cycles/byte";
 	return k->row->unit;
 }

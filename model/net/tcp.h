@@ -381,10 +381,10 @@ void tcp_v4_rcv(struct sim *sim, struct cpu *c, struct skb *skb);
  * by the first frame; running or preempted: sk_backlog) or a Linux writer
  * is inside send() and not asleep (sk_backlog) -- and is then processed in
  * that task's process context; false if softirq processes it now. */
+bool tcp_defer_to_owner(struct sim *sim, struct cpu *c, struct skb *skb);
 /* CPU c works on the sender's (side 0) or receiver's (1) socket: its lines
  * move if another CPU touched it last (cost.sock_xcpu, tcp.c). */
 void tcp_sock_touch(struct sim *sim, struct cpu *c, struct tcp_conn *tc, int side);
-bool tcp_defer_to_owner(struct sim *sim, struct cpu *c, struct skb *skb);
 /* The reader processes one frame of its rx_backlog (tcp_prequeue_process,
  * __release_sock) on c: -1 if there was none; else the bytes it copied
  * straight into the reader's buffer (tcp_rcv_established's direct copy,
