@@ -32,4 +32,9 @@ int cli_exit_status(int code);
 /* open_memstream for a report; NULL (said on stderr) when it cannot. */
 FILE *cli_memstream(char **buf, size_t *len);
 
+/* --states T (run, validate): T as app.recv_start parses it, in ns, into
+ * *ns; 0, or 2 with one line on stderr ("tcpsim: CMD: --states T: ...",
+ * CMD left out when NULL) when T is no time above 0. */
+int cli_late_start(const char *cmd, const char *text, double *ns);
+
 #endif

@@ -479,17 +479,13 @@ int cmd_run(int argc, char **argv)
 	}
 	if (a.states) {
 		double ns;
-		const char *unit;
 		if (a.reps > 1 || a.fmt != FMT_TABLE) {
 			rc = usage_error("--states: the table of one run (not --reps, csv or json; for those, "
 					 "-s app.recv_start=%s or a sweep over app.recv_start)", a.states);
 			goto done;
 		}
-		if (config_value_number("app.recv_start", a.states, &ns, &unit, &err) != TCPSIM_OK || !(ns > 0)) {
-			rc = usage_error("--states %s: expected a time above 0 (the receivers' late start, e.g. 2ms)",
-					 a.states);
+		if ((rc = cli_late_start(NULL, a.states, &ns)) != 0)
 			goto done;
-		}
 		late_ns = (sim_ns)ns;
 	}
 	if ((rc = load_scenario(sc, a.cfg[0], a.ov[0], a.nov[0])) != 0)

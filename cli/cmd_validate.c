@@ -378,30 +378,28 @@ static void print_states(FILE *f, const struct calib_cli *o, const struct run_se
 	for (int i = 0; i < n; i++) {
 		const double *mv = rs->runs[i].v, *pv = v->pred[i].v, *lv = late[i].v;
 		double mt = mv[T], pt = pv[T], lt = lv[T], mw = mv[W], pw = pv[W], lw = lv[W];
+		const struct rep_values *rv = reps_of(reps, i, W);
+		int lim = 0; /* of the point's single runs, the window-limited */
 		bool apart, near_late = false, told = false;
 
 		if ((v->no_pred_why && v->no_pred_why[i]) || late_why[i]) {
-			fprintf(f, "  %-*s  no %s prediction: %s\n", idw, rs->runs[i].id, late_why[i] ? "late-start" : "",
+			fprintf(f, "  %-*s  no %sprediction: %s\n", idw, rs->runs[i].id, late_why[i] ? "late-start " : "",
 				late_why[i] ? late_why[i] : v->no_pred_why[i]);
 			continue;
 		}
 		if (!isfinite(mt) || !isfinite(pt) || !isfinite(lt) || pt <= 0 || mt <= 0)
 			continue;
 		apart = steady_states_apart(pv, lv);
+		for (int k = 0; rv && k < rv->n; k++)
+			lim += window_limited(rv->v[k]);
 		/* the measured window tells the two apart when one of them is
 		 * window-limited and the other not */
 		told = isfinite(mw) && isfinite(pw) && isfinite(lw) && window_limited(pw) != window_limited(lw);
 		near_late = apart && told && fabs(lw - mw) < fabs(pw - mw);
-		{
-			/* the machine's own two states: single runs on both sides */
-			const struct rep_values *rv = reps_of(reps, i, W);
-			int lim = 0;
-			for (int k = 0; rv && k < rv->n; k++)
-				lim += window_limited(rv->v[k]);
-			if (rv && lim > 0 && lim < rv->n) {
-				mixed++;
-				mixed_two += apart;
-			}
+		/* the machine's own two states: single runs on both sides */
+		if (rv && lim > 0 && lim < rv->n) {
+			mixed++;
+			mixed_two += apart;
 		}
 		/* every run, in the state its measured window points to */
 		ea[nall++] = fabs(calib_error_pct(mt, near_late ? lt : pt));
@@ -413,14 +411,9 @@ static void print_states(FILE *f, const struct calib_cli *o, const struct run_se
 		fprintf(f, "  %s\n", rs->runs[i].id);
 		fprintf(f, "      measured    %10.6g Mbit/s", mt);
 		if (isfinite(mw)) {
-			const struct rep_values *rv = reps_of(reps, i, W);
 			fprintf(f, ", window-limited %.0f%%", mw);
-			if (rv && rv->n > 0) {
-				int lim = 0;
-				for (int k = 0; k < rv->n; k++)
-					lim += window_limited(rv->v[k]);
+			if (rv && rv->n > 0)
 				fprintf(f, " (single runs: %d of %d window-limited)", lim, rv->n);
-			}
 		}
 		fputc('\n', f);
 		fprintf(f, "      as given    %10.6g Mbit/s (%+.1f%%)", pt, calib_error_pct(mt, pt));
@@ -660,15 +653,8 @@ int cmd_validate(int argc, char **argv)
 	}
 	if ((rc = calibcli_check_output(&o)) != 0)
 		goto done;
-	if (o.states) {
-		const char *unit;
-		if (config_value_number("app.recv_start", o.states, &late_ns, &unit, &err) != TCPSIM_OK || !(late_ns > 0)) {
-			fprintf(stderr, "tcpsim: validate: --states %s: expected a time above 0 (the receivers' late start, "
-					"e.g. 2ms)\n", o.states);
-			rc = 2;
-			goto done;
-		}
-	}
+	if (o.states && (rc = cli_late_start("validate", o.states, &late_ns)) != 0)
+		goto done;
 	cr.progress = isatty(STDERR_FILENO) ? stderr : NULL;
 	if ((rc = calibcli_load(&o, &rs, &reps, &cr, &cs, &err)) != TCPSIM_OK)
 		goto fail;

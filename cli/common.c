@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "config.h"
 
 int cli_option_value(int argc, char **argv, int *i, const char *shrt, const char *lng, const char **val)
 {
@@ -38,6 +39,18 @@ int cli_exit_status(int code)
 	case TCPSIM_EIO: return 3;
 	default: return 1;
 	}
+}
+
+int cli_late_start(const char *cmd, const char *text, double *ns)
+{
+	struct tcpsim_err err = {0};
+	const char *unit;
+
+	if (config_value_number("app.recv_start", text, ns, &unit, &err) == TCPSIM_OK && *ns > 0)
+		return 0;
+	fprintf(stderr, "tcpsim: %s%s--states %s: expected a time above 0 (the receivers' late start, e.g. 2ms)\n",
+		cmd ? cmd : "", cmd ? ": " : "", text);
+	return 2;
 }
 
 FILE *cli_memstream(char **buf, size_t *len)
