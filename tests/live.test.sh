@@ -498,6 +498,27 @@ grep -q '^#   an IPI costs the waker 10.00 us in the flow' "$T/stall.out" && ok 
 printf '# tracer: nop\n' >"$T/empty.trace"
 expect_fail "wakeups-live --parse-stalls without a transmit" 1 "no lo transmit" bash $WL --parse-stalls "$T/empty.trace"
 expect_fail "wakeups-live --stalls with --gaps" 2 "one at a time" bash $WL --stalls --gaps
+# --parse-frames: every lo transmit's payload (the length less 66 header
+# bytes), per CPU and over both: data frames and ACKs a second over the
+# trace's span, mean payload and MSS segments, the short frames' share and
+# the commonest payloads; another device's transmit does not count
+cat >"$T/frames.trace" <<'EOF_TRACE'
+# tracer: nop
+          iperf3-99      [000] d.s3.    10.000000: net_dev_xmit: dev=lo skbaddr=0000 len=65226 rc=0
+          iperf3-99      [000] d.s3.    10.000003: net_dev_xmit: dev=lo skbaddr=0000 len=442 rc=0
+          iperf3-98      [001] d.s3.    10.000004: net_dev_xmit: dev=lo skbaddr=0000 len=66 rc=0
+          iperf3-99      [000] d.s3.    10.000018: net_dev_xmit: dev=lo skbaddr=0000 len=65226 rc=0
+          iperf3-99      [000] d.s3.    10.000026: net_dev_xmit: dev=eth0 skbaddr=0000 len=1000 rc=0
+          iperf3-98      [001] d.s3.    10.000100: net_dev_xmit: dev=lo skbaddr=0000 len=1514 rc=0
+EOF_TRACE
+bash $WL --parse-frames "$T/frames.trace" --mtu 1500 >"$T/frames.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "wakeups-live --parse-frames"
+expect_eq "$(awk '$2 ~ /^(0|1|all)$/ { print $2, $3, $4, $5, $6, $7, $8 }' "$T/frames.out" | tr '\n' ';')" \
+	"0 30000 0 43565 30.33 33.3 65160:66.7%;1 10000 10000 1448 1.00 0.0 1448:100.0%;all 40000 10000 33036 23.00 25.0 65160:50.0%;" \
+	"wakeups-live --parse-frames: per CPU and over both"
+expect_fail "wakeups-live --parse-frames without a transmit" 1 "no lo transmit" bash $WL --parse-frames "$T/empty.trace"
+expect_fail "wakeups-live --parse-frames of two MTUs" 2 "is not one MTU" bash $WL --parse-frames "$T/frames.trace" --mtu 1500,9000
+expect_fail "wakeups-live --frames with --stalls" 2 "one at a time" bash $WL --frames --stalls
 # --parse-tcpinfo: the bulk connection in `ss -tmniO state established`
 # output is the client's socket with the most bytes acked (not the control
 # connection's) and the :5201 socket with the most bytes received;
