@@ -519,6 +519,23 @@ expect_eq "$(awk '$2 ~ /^(0|1|all)$/ { print $2, $3, $4, $5, $6, $7, $8 }' "$T/f
 expect_fail "wakeups-live --parse-frames without a transmit" 1 "no lo transmit" bash $WL --parse-frames "$T/empty.trace"
 expect_fail "wakeups-live --parse-frames of two MTUs" 2 "is not one MTU" bash $WL --parse-frames "$T/frames.trace" --mtu 1500,9000
 expect_fail "wakeups-live --frames with --stalls" 2 "one at a time" bash $WL --frames --stalls
+# --parse-growth: each tcp_rcvbuf_grow of the server's socket (sport 5201:
+# the filter is the tracing instance's), its time from the first, and the
+# count, the last one's time and the RTT estimate's range
+cat >"$T/growth.trace" <<'EOF_TRACE'
+# tracer: nop
+          iperf3-98      [001] ..s1.    10.000100: tcp_rcvbuf_grow: time=40 rtt_us=681 copied=46373 inq=19200 space=14480 ooo=0 scaling_ratio=229 rcvbuf=131072 family=AF_INET6 sport=5201 dport=50000
+          iperf3-98      [001] ..s1.    10.000183: tcp_rcvbuf_grow: time=25 rtt_us=25 copied=328056 inq=148464 space=139720 ooo=0 scaling_ratio=229 rcvbuf=5716164 family=AF_INET6 sport=5201 dport=50000
+          iperf3-98      [001] ..s1.    13.268100: tcp_rcvbuf_grow: time=271 rtt_us=271 copied=2162688 inq=65912 space=394208 ooo=0 scaling_ratio=229 rcvbuf=5716164 family=AF_INET6 sport=5201 dport=50000
+EOF_TRACE
+bash $WL --parse-growth "$T/growth.trace" >"$T/growth.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "wakeups-live --parse-growth"
+expect_eq "$(awk '$1 == "#" && $2 ~ /^[0-9]/ && NF == 7 { print $2, $3, $7 }' "$T/growth.out" | tr '\n' ';')" \
+	"0.000 681 131072;0.083 25 5716164;3268.000 271 5716164;" "wakeups-live --parse-growth: each growth from the first"
+grep -q '^#   3 growths, the last 3268.000 ms after the first; rtt_us 25..681$' "$T/growth.out" && ok || bad "wakeups-live --parse-growth summary: $(tail -1 "$T/growth.out")"
+expect_fail "wakeups-live --parse-growth without a growth" 1 "no tcp_rcvbuf_grow" bash $WL --parse-growth "$T/empty.trace"
+expect_fail "wakeups-live --hands-off alone" 2 "only with --growth" bash $WL --hands-off
+expect_fail "wakeups-live --growth with --frames" 2 "one at a time" bash $WL --growth --frames
 # --parse-tcpinfo: the bulk connection in `ss -tmniO state established`
 # output is the client's socket with the most bytes acked (not the control
 # connection's) and the :5201 socket with the most bytes received;
