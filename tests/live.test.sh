@@ -24,7 +24,7 @@ trap 'rm -rf "$T"; rm -f scenarios/live/$WM.cfg scenarios/live/$WM-lo.cfg scenar
 pass=0
 fail=0
 
-for b in procstat live-row live-agg primcost cpuspeed; do
+for b in procstat live-row live-agg live-diff primcost cpuspeed; do
 	[ -x "$BIN/$b" ] || { echo "live.test: $BIN/$b not built (run make)" >&2; exit 1; }
 done
 
@@ -659,6 +659,45 @@ for f in validation/live/*.csv; do
 		fi
 	done
 done
+
+# --- live-diff: one matrix measured in two sessions -------------------------
+# Two hand-made matrices of one machine under two names: the point ids match
+# once the name is off; the changes are worked out by hand.
+cat >"$T/a.csv" <<'CSV'
+"id","source","scenario","overrides","throughput_mbps","cs_per_s","throughput_mbps_cv","cs_per_s_cv"
+"m1-lo-mtu1500-send4K","s","scenarios/live/m1-lo.cfg","link.mtu=1500;app.send_size=4K","1000","200","0.1","0.01"
+"m1-lo-mtu9000-send4K","s","scenarios/live/m1-lo.cfg","link.mtu=9000;app.send_size=4K","2000","0","0.01","0.01"
+"m1-veth-mtu1500","s","scenarios/live/m1-veth.cfg","link.mtu=1500","500","100","",""
+"m1-lo-only-in-a","s","scenarios/live/m1-lo.cfg","link.mtu=1500","1","1","",""
+CSV
+cat >"$T/b.csv" <<'CSV'
+"id","source","scenario","overrides","throughput_mbps","cs_per_s","throughput_mbps_cv","cs_per_s_cv"
+"m1-x-lo-mtu1500-send4K","s","scenarios/live/m1-x-lo.cfg","link.mtu=1500;app.send_size=4K","1100","300","0.02","0.01"
+"m1-x-lo-mtu9000-send4K","s","scenarios/live/m1-x-lo.cfg","link.mtu=9000;app.send_size=4K","1500","10","0.01","0.01"
+"m1-x-veth-mtu1500","s","scenarios/live/m1-x-veth.cfg","link.mtu=1500","500","100","",""
+CSV
+LD=$BIN/live-diff
+"$LD" "$T/a.csv" "$T/b.csv" --metrics throughput_mbps,cs_per_s >"$T/out" 2>"$T/err"
+expect_eq "$?" 0 "live-diff exit status"
+line() { awk -v p="$1" -v m="$2" '$1 == p && $2 == m { $1 = ""; $2 = ""; sub(/^ +/, ""); print }' "$T/out"; }
+expect_eq "$(line lo-mtu1500-send4K throughput_mbps)" "1000 1100 +10.0%" "live-diff: +10% inside twice the CV of 0.1 is not moved"
+expect_eq "$(line lo-mtu1500-send4K cs_per_s)" "200 300 +50.0% moved" "live-diff: +50% against CVs of 0.01 moved"
+expect_eq "$(line lo-mtu9000-send4K throughput_mbps)" "2000 1500 -25.0% moved" "live-diff: -25%"
+expect_eq "$(line lo-mtu9000-send4K cs_per_s)" "0 10 -" "live-diff: no change from 0"
+expect_eq "$(line veth-mtu1500 throughput_mbps)" "500 500 +0.0%" "live-diff: no spread given, no change, not moved"
+expect_eq "$(grep -c only-in-a "$T/out")" 0 "live-diff: a point in A only is left out"
+expect_eq "$(awk '$1 == "throughput_mbps" && NF == 5' "$T/out")" "throughput_mbps             3        10.0%        25.0%        1" \
+	"live-diff summary: n, median and max |change|, moved"
+expect_eq "$(grep '^Summary' "$T/out")" "Summary over the 3 points in both: |change| per metric" "live-diff summary line"
+"$LD" "$T/a.csv" "$T/b.csv" --where link.mtu=9000 --metrics throughput_mbps >"$T/out" 2>&1
+expect_eq "$(grep '^Summary' "$T/out")" "Summary over the 1 points in both: |change| per metric" "live-diff --where"
+expect_fail "live-diff: unknown metric" 2 "no metric 'nope'" "$LD" "$T/a.csv" "$T/b.csv" --metrics nope
+expect_fail "live-diff: one file" 2 "two files to compare" "$LD" "$T/a.csv"
+expect_fail "live-diff: missing file" 2 "$T/none.csv" "$LD" "$T/a.csv" "$T/none.csv"
+printf '"id","source","scenario","overrides","throughput_mbps"\n"q","s","scenarios/live/q-lo.cfg","","1"\n' >"$T/c.csv"
+expect_fail "live-diff: no point in common" 1 "no point of" "$LD" "$T/a.csv" "$T/c.csv"
+printf '"id","source","scenario","overrides","throughput_mbps"\n"q","s","x.cfg","","1\n' >"$T/bad.csv"
+expect_fail "live-diff: a bad CSV names its file" 2 "$T/bad.csv" "$LD" "$T/a.csv" "$T/bad.csv"
 
 # --- measure-live --write-scenarios: the files it writes read back ---------------
 # (in a copy of the tree: it writes ROOT/scenarios/live; it reads /proc and
