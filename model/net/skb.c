@@ -4,7 +4,6 @@
 #include "skb.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "cpu.h"
 #include "sched.h"
@@ -69,11 +68,15 @@ static struct skb *skb_take(struct sim *sim)
 	return sim->skb_free[--sim->skb_nfree];
 }
 
-/* An unused skb, zeroed. */
+/* An unused skb, zeroed.  Copied from a zero skb rather than memset:
+ * gcc -O2 makes a memset of this size a rep stos, whose start-up costs
+ * more than the whole skb's worth of vector stores a copy compiles to. */
+static const struct skb skb_zero;
+
 static struct skb *skb_get(struct sim *sim)
 {
 	struct skb *s = skb_take(sim);
-	memset(s, 0, sizeof(*s));
+	*s = skb_zero;
 	return s;
 }
 
