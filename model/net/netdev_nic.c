@@ -325,7 +325,14 @@ static void ring_push(const struct sim *sim, struct nic_queue *q, struct skb *sk
 
 static bool ring_has_room(const struct sim *sim, const struct nic_queue *q, const struct skb *skb)
 {
-	return q->ring.len == 0 || q->ring_slots + slots_of(sim, skb) <= (uint32_t)sim->sc->tx_ring;
+	if (q->ring.len == 0)
+		return true;
+	/* every skb takes a slot at least: a full ring is known without
+	 * reading skb, which at the qdisc's head has waited there since it
+	 * was queued and is out of the cache */
+	if (q->ring_slots >= (uint32_t)sim->sc->tx_ring)
+		return false;
+	return q->ring_slots + slots_of(sim, skb) <= (uint32_t)sim->sc->tx_ring;
 }
 
 static void tx_end_ev(struct sim *sim, void *obj, uint64_t arg);
@@ -601,8 +608,10 @@ static void qdisc_run(struct sim *sim, struct nic_queue *q)
 	sim_ns next = -1;
 
 	if (sim->sc->qdisc != QDISC_FQ) {
-		while (q->qdisc.head && ring_has_room(sim, q, q->qdisc.head))
+		while (q->qdisc.head && ring_has_room(sim, q, q->qdisc.head)) {
 			ring_push(sim, q, skb_list_pop(&q->qdisc));
+			skb_prefetch(q->qdisc.head); /* the next TX completion's */
+		}
 		return;
 	}
 	for (struct skb *prev = NULL, *skb = q->qdisc.head, *nx; skb; skb = nx) {

@@ -83,14 +83,14 @@ struct skb {
  * touch misses the caches.  The lists are walked in order, so whoever
  * takes an skb off one fetches the next: it is used an event or so later,
  * by when its lines are in.  A prefetch neither faults nor changes
- * anything but time.
+ * anything but time, NULL's included, so there is no test for NULL: behind
+ * one GCC 12 -O2 drops the whole fetch (a test and four prefetches; with
+ * it this function compiled to nothing at every call site, objdump shows).
  */
 static inline void skb_prefetch(const struct skb *s)
 {
 	const char *b = (const char *)s;
 
-	if (!s)
-		return;
 	for (size_t off = 0; off < sizeof(*s); off += 64)
 		__builtin_prefetch(b + off);
 	__builtin_prefetch(b + sizeof(*s) - 1); /* the last line, when s does not start one */

@@ -404,6 +404,9 @@ void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb
 			if (tc->cc->cong_control && (!skb->next || !skb->next->sent || skb->next->seq + skb->next->len > tc->snd_una))
 				rate_sample(sim, tc, skb, acked_segs, &rs); /* the newest skb acked */
 			skb_list_pop(&tc->wq);
+			/* the new head is what the next ACK frees: sent an RTT
+			 * of write queue ago, its lines are long out of the cache */
+			skb_prefetch(tc->wq.head);
 			tc->wmem_queued -= skb->truesize;
 			if (tc->tx_page_frags)
 				skb_frag_release(sim, c, &tc->frag, skb->len);
