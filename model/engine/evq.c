@@ -629,14 +629,14 @@ __attribute__((always_inline)) static inline void pop_first(struct evq *q, const
 		bkt_judge(q);
 }
 
-/* evq_pop_until once the first key is a timer's: each timer entry in turn
- * fires (the timer is armed with this very key), or is dropped or moves on
- * (timer_entry_passed), until an event comes out. */
-__attribute__((noinline)) static bool pop_timers(struct evq *q, sim_ns until, struct evq_ev *ev)
+/* evq_pop_until once the first key (first, due by `until`) is a timer's:
+ * each timer entry in turn fires (the timer is armed with this very key),
+ * or is dropped or moves on (timer_entry_passed), until an event comes
+ * out. */
+__attribute__((noinline)) static bool pop_timers(struct evq *q, sim_ns until, const struct evq_key *first,
+						 struct evq_ev *ev)
 {
-	const struct evq_key *first;
-
-	while ((first = first_key(q, until)) != NULL) {
+	do {
 		uint32_t slot = key_slot(q, first);
 		uint64_t seq = key_seq(q, first);
 		struct evq_timer *tm = q->slots[slot].timer;
@@ -648,7 +648,7 @@ __attribute__((noinline)) static bool pop_timers(struct evq *q, sim_ns until, st
 			return true;
 		}
 		timer_entry_passed(q, first, tm, slot, seq);
-	}
+	} while ((first = first_key(q, until)) != NULL);
 	return false;
 }
 
@@ -660,7 +660,7 @@ bool evq_pop_until(struct evq *q, sim_ns until, struct evq_ev *ev)
 	if (!first)
 		return false;
 	if (q->slots[key_slot(q, first)].timer)
-		return pop_timers(q, until, ev);
+		return pop_timers(q, until, first, ev);
 	pop_first(q, first, ev);
 	return true;
 }
