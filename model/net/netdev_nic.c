@@ -344,6 +344,8 @@ static struct nic_queue *tx_pick(struct nic_port *p)
 {
 	struct nic_queue *cur = &p->q[p->tx_cur];
 
+	if (p->nq == 1) /* the round robin's one queue, without its division */
+		return cur->next_tx ? cur : NULL;
 	if (cur->next_tx && cur->next_frame > 0)
 		return cur;
 	for (int i = 1; i <= p->nq; i++) {
