@@ -89,11 +89,13 @@ struct skb {
  */
 static inline void skb_prefetch(const struct skb *s)
 {
-	const char *b = (const char *)s;
+	/* the addresses as integers: an offset added to a null pointer is
+	 * undefined behaviour (UBSan's pointer-overflow check) */
+	uintptr_t b = (uintptr_t)s;
 
 	for (size_t off = 0; off < sizeof(*s); off += 64)
-		__builtin_prefetch(b + off);
-	__builtin_prefetch(b + sizeof(*s) - 1); /* the last line, when s does not start one */
+		__builtin_prefetch((const void *)(b + off));
+	__builtin_prefetch((const void *)(b + sizeof(*s) - 1)); /* the last line, when s does not start one */
 }
 
 void skb_list_push(struct skb_list *l, struct skb *s);
