@@ -890,6 +890,7 @@ static void test_ipi_latency_delays_a_queued_wakeup(void **state)
 	for (int k = 0; k < 2; k++) {
 		live_intel_lo(&sc, "1500", "16K");
 		set(&sc, "cost.nohz_exit", "0"); /* this mechanism alone */
+		set(&sc, "cost.timer_irq", "3000"); /* and the ticks' interrupts at bare metal's price */
 		/* the profile's costs before it measured skb_alloc, skb_free,
 		 * softirq and the copies (94c5622's split): on them the reader sleeps at 16 KB
 		 * writes, as on the machine; on today's starting costs it never
@@ -1074,6 +1075,32 @@ static void test_rx_gso_seg_prices_a_segment(void **state)
 	expect_range(tso.host_cat_pct[0][COST_RX_TCP], 1e-6, 100, "TSO: a frame pays rx_tcp");
 }
 
+/* The scheduler tick is an hrtimer's expiry (tick_sched_timer, from
+ * hrtimer_interrupt): on a 4.0+ host each tick of a busy CPU pays the
+ * local timer interrupt's price, cost.timer_irq, before the scheduler's
+ * work, cost.tick; the 3.x profiles priced the whole at cost.tick. */
+static void test_tick_is_a_timer_interrupt_since_4_0(void **state)
+{
+	struct scenario sc;
+	struct metrics m6, m3;
+	(void)state;
+	base(&sc, "6.1");
+	set(&sc, "cost.timer_irq", "40000");
+	run(&sc, &m6);
+	base(&sc, "3.6");
+	set(&sc, "cost.timer_irq", "40000");
+	run(&sc, &m3);
+	double hz = sc.host[0].cpus * sc.host[0].ghz * 1e9;
+	double loc6 = m_of(&m6, "snd_cpu_loc_per_s") + m_of(&m6, "rcv_cpu_loc_per_s");
+	expect_range(loc6, 100, 1e9, "6.1: busy CPUs take ticks");
+	expect_range(m_of(&m6, "pace_kicks_per_s"), 0, 0, "6.1: no pacing timer (ticks are the only hrtimer interrupts)");
+	expect_range(m6.host_cat_pct[0][COST_TIMER_IRQ] / 100.0 * hz / loc6, 40000 * 0.95, 40000 * 1.05,
+		     "6.1: timer_irq cycles per local timer interrupt");
+	expect_range(m6.host_cat_pct[0][COST_TICK], 1e-6, 100, "6.1: the tick's scheduler work is still charged");
+	expect_range(m3.host_cat_pct[0][COST_TIMER_IRQ], 0, 0, "3.6: a tick pays cost.tick alone");
+	expect_range(m3.host_cat_pct[0][COST_TICK], 1e-6, 100, "3.6: cost.tick charged");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1107,6 +1134,7 @@ int main(void)
 		cmocka_unit_test(test_lo_gso_segments_one_by_one_since_4_14),
 		cmocka_unit_test(test_rwnd_limited_share),
 		cmocka_unit_test(test_rcv_coalesce_since_4_0),
+		cmocka_unit_test(test_tick_is_a_timer_interrupt_since_4_0),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

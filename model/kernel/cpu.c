@@ -125,6 +125,12 @@ static void irq_step(struct sim *sim, struct cpu *c)
 		break;
 	case IRQ_TICK:
 		c->acct.loc++;
+		/* the tick is an hrtimer's expiry (tick_sched_timer, run by
+		 * hrtimer_interrupt since the high-resolution tick of 2.6.21):
+		 * the local timer interrupt's own price, then the scheduler's
+		 * work.  4.0+ here; the 3.x profiles priced the whole at tick */
+		if (host_kernel_at_least(c->host, 4, 0))
+			cpu_charge(sim, c, COST_TIMER_IRQ, c->host->cfg->cost_cycles[COST_TIMER_IRQ]);
 		cpu_charge(sim, c, COST_TICK, c->host->cfg->cost_cycles[COST_TICK]);
 		sched_tick(sim, c);
 		break;

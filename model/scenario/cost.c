@@ -35,14 +35,16 @@ const struct cost_desc cost_table[COST_N] = {
 	[COST_GRO_SEG]       = {"gro_seg", 400, 1e7, "per segment merged by LRO/GRO"},
 	[COST_NAPI_POLL]     = {"napi_poll", 600, 1e7, "per NAPI poll call"},
 	[COST_TX_COMPL]      = {"tx_completion", 300, 1e7, "per transmitted frame reaped on TX completion"},
-	[COST_TICK]          = {"tick", 3000, 1e7, "scheduler tick on a CPU that is not idle"},
+	/* 4.0+ profiles: the scheduler's work in the tick only; the tick's
+	 * interrupt is charged at timer_irq beside it (cpu.c) */
+	[COST_TICK]          = {"tick", 3000, 1e7, "scheduler tick on a CPU that is not idle (host.kernel 4.0+: its work beyond the local timer interrupt, which costs timer_irq)"},
 	[COST_MONITOR]       = {"monitor", 2e6, 1e10, "one run of a background monitor task (host.monitors)"},
 	/* an assumption, not a measurement: one balance_pgdat pass over a few
 	 * SWAP_CLUSTER_MAX batches of LRU pages; it matters only as CPU time */
 	[COST_KSWAPD]        = {"kswapd", 5e4, 1e10, "one run of kswapd woken by an order-3 allocation (host.kswapd)"},
 	/* bare metal: ~1-2 us per expiry including the TSC-deadline rewrite; a
 	 * virtual machine pays a VM exit for each (measure with tools/bin/primcost) */
-	[COST_TIMER_IRQ]     = {"timer_irq", 3000, 1e8, "one hrtimer interrupt (LOC) that expires a timer, e.g. TCP's pacing timer"},
+	[COST_TIMER_IRQ]     = {"timer_irq", 3000, 1e8, "one hrtimer interrupt (LOC) that expires a timer, e.g. TCP's pacing timer or (host.kernel 4.0+) the scheduler tick"},
 	/* select() walks its fd sets and polls each socket (tcp_poll): not the
 	 * send or recv call's entry, and a cost of its own to fit */
 	[COST_POLL]          = {"poll", 1500, 1e7, "one select()/poll() call of the application's loop (iperf3: before each read, before every 10 writes)"},
