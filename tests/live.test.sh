@@ -440,6 +440,7 @@ expect_fail "wakeups-live output directory" 2 "does not exist or is not writable
 expect_fail "wakeups-live bad pause" 2 "--pause-reader '0': not a whole number of ms" bash $WL --pause-reader 0
 expect_fail "wakeups-live pause with counters" 2 "--pause-reader: not with --counters or --startup" bash $WL --pause-reader 50 --counters 64M
 expect_fail "wakeups-live bad interval" 2 "--interval 'x': not a whole number of seconds" bash $WL --interval x
+expect_fail "wakeups-live veth with counters" 2 "--veth: not with --counters" bash $WL --veth --counters 64M
 # --parse-gaps: a trace's sleeps of the reader (pid 100, CPU 1) matched with
 # the wakeup sent to its CPU after each: a preemption (R+) is no sleep, a
 # send to another CPU or a second send is not the match, a switch on
