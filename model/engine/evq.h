@@ -87,7 +87,8 @@ struct evq_slot {
 
 struct evq {
 	struct evq_key front;   /* earlier than every key in heap; seqslot 0: none */
-	struct evq_key *heap;   /* 4-ary min-heap of nheap keys (children of i: 4i+1 .. 4i+4) */
+	struct evq_key *heap;   /* 4-ary min-heap of nheap keys (children of i: 4i+1 .. 4i+4);
+				 * heap[0] is key_none (evq.c) while nheap is 0 */
 	void *heap_mem;         /* heap's allocation (heap + 1 is cache-line aligned) */
 	struct evq_slot *slots; /* event bodies, cap entries */
 	uint32_t n, nheap, cap; /* n: entries, front included; cap a power of two */
@@ -99,7 +100,7 @@ struct evq {
 	void *bkt_mem;          /* bkt's allocation (bkt is cache-line aligned) */
 	uint8_t *bcnt;          /* keys in each bucket */
 	uint64_t *bmap;         /* bit b: bucket b holds a key */
-	struct evq_key bmin;    /* the earliest bucketed key, while nbkt > 0 */
+	struct evq_key bmin;    /* the earliest bucketed key; key_none while nbkt is 0 */
 	uint32_t bmin_at;       /* its index in bkt[] */
 	uint32_t bcur;          /* the bucket of [bbase, bbase + 2^bshift) */
 	uint32_t nbkt;          /* keys in buckets */
