@@ -708,25 +708,37 @@ __attribute__((always_inline)) static inline void pop_first(struct evq *q, const
 		bkt_judge(q);
 }
 
+/* Whether key `first` fires: a plain event's, or the entry of timer tm
+ * armed with this very key, which is then no longer armed. */
+__attribute__((always_inline)) static inline bool key_fires(const struct evq *q, const struct evq_key *first,
+							    struct evq_timer *tm)
+{
+	uint64_t seq;
+
+	if (!tm)
+		return true;
+	seq = key_seq(q, first);
+	if (tm->qseq != seq || tm->seq != seq)
+		return false;
+	tm->seq = tm->qseq = 0; /* fired: no longer armed */
+	return true;
+}
+
 /* evq_pop_until once the first key (first, due by `until`) is a timer
  * entry that does not fire as armed: each in turn is dropped or moves on
- * (timer_entry_passed), until a key fires (a timer armed with this very
- * key, or a plain event) and its event comes out. */
+ * (timer_entry_passed), until a key fires and its event comes out. */
 __attribute__((noinline)) static bool pop_timers(struct evq *q, sim_ns until, const struct evq_key *first,
 						 struct evq_ev *ev)
 {
 	do {
 		uint32_t slot = key_slot(q, first);
-		uint64_t seq = key_seq(q, first);
 		struct evq_timer *tm = q->slots[slot].timer;
 
-		if (!tm || (tm->qseq == seq && tm->seq == seq)) {
-			if (tm)
-				tm->seq = tm->qseq = 0; /* fired: no longer armed */
+		if (key_fires(q, first, tm)) {
 			pop_first(q, first, ev);
 			return true;
 		}
-		timer_entry_passed(q, first, tm, slot, seq);
+		timer_entry_passed(q, first, tm, slot, key_seq(q, first));
 	} while ((first = first_key(q, until)) != NULL);
 	return false;
 }
@@ -737,16 +749,11 @@ __attribute__((noinline)) static bool pop_timers(struct evq *q, sim_ns until, co
 bool evq_pop_until(struct evq *q, sim_ns until, struct evq_ev *ev)
 {
 	const struct evq_key *first = first_key(q, until);
-	struct evq_timer *tm;
 
 	if (!first)
 		return false;
-	if ((tm = q->slots[key_slot(q, first)].timer) != NULL) {
-		uint64_t seq = key_seq(q, first);
-		if (tm->qseq != seq || tm->seq != seq)
-			return pop_timers(q, until, first, ev);
-		tm->seq = tm->qseq = 0; /* fired: no longer armed */
-	}
+	if (!key_fires(q, first, q->slots[key_slot(q, first)].timer))
+		return pop_timers(q, until, first, ev);
 	pop_first(q, first, ev);
 	return true;
 }
