@@ -349,7 +349,7 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	DELTA(migrations); DELTA(kswapd_wakes); DELTA(ofo); DELTA(snd_wakeups);
 	DELTA(acks_rx); DELTA(acks_rbuf); DELTA(acks_delack); DELTA(acks_quick);
 	DELTA(retrans_segs); DELTA(recoveries); DELTA(undos);
-	DELTA(writes); DELTA(pace_irqs); DELTA(hrtimer_softirqs); DELTA(skb_deferred); DELTA(wake_no_ipi);
+	DELTA(writes); DELTA(reads); DELTA(pace_irqs); DELTA(hrtimer_softirqs); DELTA(skb_deferred); DELTA(wake_no_ipi);
 	DELTA(backlog_coalesce);
 	DELTA(rcv_coalesce);
 #undef DELTA
@@ -435,6 +435,7 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	out->v[METRIC_RECOVERIES_PER_S] = (double)d.recoveries / secs;
 	out->v[METRIC_UNDOS_PER_S] = (double)d.undos / secs;
 	out->v[METRIC_WRITES_PER_S] = (double)d.writes / secs;
+	out->v[METRIC_READS_PER_S] = (double)d.reads / secs;
 	out->v[METRIC_RCV_WAKEUPS_PER_S] = (double)d.rcv_wakeups / secs;
 	out->v[METRIC_HRTIMER_SOFTIRQS_PER_S] = (double)d.hrtimer_softirqs / secs;
 	out->v[METRIC_PACE_KICKS_PER_S] = (double)d.pace_irqs / secs;

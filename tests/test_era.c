@@ -692,6 +692,11 @@ static void test_iperf3_select_per_call(void **state)
 	expect_range(np.host_cat_pct[0][COST_POLL], 0, 0, "netperf makes no select()");
 	expect_range(ip.host_cat_pct[0][COST_POLL] / ip.host_cat_pct[0][COST_SYSCALL], 0.52, 0.58,
 		     "iperf3: 1.1 select() per send and recv pair");
+	/* a read() takes at most its 16 KB: reads_per_s is at least the blocks */
+	expect_range(m_of(&ip, "reads_per_s") / (m_of(&ip, "throughput_mbps") * 1e6 / 8 / 16384), 0.98, 4,
+		     "iperf3: reads per 16 KB block");
+	expect_range(m_of(&np, "reads_per_s") / (m_of(&np, "throughput_mbps") * 1e6 / 8 / 16384), 0.98, 4,
+		     "netperf: reads per 16 KB block");
 	/* iperf 2's loops are netperf's: a blocking call per buffer */
 	set(&sc, "app.loop", "iperf2");
 	run(&sc, &ip);

@@ -83,6 +83,7 @@ struct counters {
 	uint64_t migrations;         /* tasks moved by load balancing */
 	uint64_t kswapd_wakes;       /* kswapd woken by a high-order allocation (host.kswapd) */
 	uint64_t writes;             /* send()/sendfile() calls that ended */
+	uint64_t reads;              /* recv()/read() calls that ended */
 	uint64_t pace_irqs;          /* TCP pacing hrtimer expiries (tcp.pacing) */
 	uint64_t tsq_throttles;      /* sends TCP Small Queues stopped (TSQ_THROTTLED) */
 	uint64_t autocorks;          /* sendmsg pushes held by autocorking (TCPAutoCorking) */

@@ -85,6 +85,8 @@ const struct metric_desc metric_table[METRIC_N] = {
 		"kswapd woken by a high-order (slab, page frag) allocation's slow path (host.kswapd)"},
 	[METRIC_WRITES_PER_S] = {"writes_per_s", NULL, 0, "calls/s",
 		"send()/sendfile() calls completed, all senders"},
+	[METRIC_READS_PER_S] = {"reads_per_s", NULL, 0, "calls/s",
+		"recv()/read() calls completed, all receivers"},
 	[METRIC_RCV_WAKEUPS_PER_S] = {"rcv_wakeups_per_s", NULL, 0, "wakeups/s",
 		"readers woken by arriving data; per write, the run's regime (report: Regime)"},
 	[METRIC_HRTIMER_SOFTIRQS_PER_S] = {"hrtimer_softirqs_per_s", "softirqs.HRTIMER", 1, "softirqs/s",

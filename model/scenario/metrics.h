@@ -59,6 +59,7 @@ enum metric_id {
 	 * receiver's CPUs (app.send_cpu/recv_cpu when pinned, else where each
 	 * last ran); on a NIC run the receiver's is on rhost */
 	METRIC_WRITES_PER_S,
+	METRIC_READS_PER_S,
 	METRIC_RCV_WAKEUPS_PER_S,
 	METRIC_HRTIMER_SOFTIRQS_PER_S,
 	METRIC_PACE_KICKS_PER_S,
