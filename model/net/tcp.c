@@ -515,6 +515,9 @@ uint32_t tcp_recv_copy(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint
 	sim->cnt.app_bytes += n;
 	if (skb->consumed == skb->len) {
 		skb_list_pop(&tc->rq);
+		/* the reader's next step copies from the new head, queued
+		 * long ago: its lines come in while this step finishes */
+		skb_prefetch(tc->rq.head);
 		tc->rmem_alloc -= skb->truesize;
 		skb_free_received(sim, c, skb);
 	}
