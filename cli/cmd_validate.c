@@ -312,17 +312,6 @@ static void print_summary(FILE *f, const struct run_set *rs, const struct row *r
 	print_summary_of(f, rs, rows, n, 0, "training (fitted, in-sample)", with_reps);
 }
 
-/* Which role's CPU is the busier, measured and predicted, when the runs
- * record both (snd_cpu_busy_pct, rcv_cpu_busy_pct): "sender" or
- * "receiver", NULL when unknown. */
-static const char *busier_role(const double *v)
-{
-	double s = v[METRIC_SND_CPU_BUSY_PCT], r = v[METRIC_RCV_CPU_BUSY_PCT];
-	if (!isfinite(s) || !isfinite(r))
-		return NULL;
-	return s >= r ? "sender's CPU" : "receiver's CPU";
-}
-
 /* Words of text, the first line already indented by `first` columns, the
  * others by `indent`, lines at most WRAP_COLS wide. */
 #define WRAP_COLS 100
@@ -541,7 +530,7 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 	{
 		int known = 0, right = 0, wknown = 0, wright = 0;
 		for (int i = 0; i < rs->n; i++) {
-			const char *mb = busier_role(rs->runs[i].v), *pb = busier_role(v->pred[i].v);
+			const char *mb = metrics_busier_role(rs->runs[i].v), *pb = metrics_busier_role(v->pred[i].v);
 			if (v->no_pred_why && v->no_pred_why[i]) {
 				fprintf(f, "  %-*s  no prediction: %s\n", idw, rs->runs[i].id, v->no_pred_why[i]);
 				continue;

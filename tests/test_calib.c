@@ -683,7 +683,7 @@ static void test_targets(void **state)
 	char dir[] = "/tmp/test_calib.XXXXXX", path[128];
 	struct run_set rs;
 	struct target_set ts;
-	struct target_outcome oc[5];
+	struct target_outcome oc[8];
 	struct metrics pred[3];
 	struct tcpsim_err err = {0};
 	bool held[3] = {true, true, false};
@@ -702,15 +702,24 @@ static void test_targets(void **state)
 		memset(&pred[i], 0, sizeof(pred[i]));
 		pred[i].v[METRIC_THROUGHPUT_MBPS] = pr[i];
 		pred[i].bottleneck = i == 0 ? BOTTLENECK_CPU : BOTTLENECK_WIRE;
+		/* busier CPU: measured the sender's in all three, predicted
+		 * the sender's in 'base' and 'new', the receiver's in 'third' */
+		r->v[METRIC_SND_CPU_BUSY_PCT] = 99;
+		r->v[METRIC_RCV_CPU_BUSY_PCT] = 80;
+		pred[i].v[METRIC_SND_CPU_BUSY_PCT] = i == 2 ? 70 : 100;
+		pred[i].v[METRIC_RCV_CPU_BUSY_PCT] = 90;
 	}
 	write_file(path, "check,metric,run,base,limit,expect,lacks\n"
 			 "change,throughput_mbps,new,base,10,,\n"                 /* +46.4 vs +50: met */
 			 "change,throughput_mbps,new,base,3,,\"a reason\"\n"      /* 3.6 points: missed */
 			 "median_abs_error,throughput_mbps,,,5,,\n"               /* held: 0%, 2.5%: met */
 			 "bottleneck,,base,,,cpu,\n"
-			 "bottleneck,,new,,,cpu,wire-bound in the model\n");
+			 "bottleneck,,new,,,cpu,wire-bound in the model\n"
+			 "train_median_abs_error,throughput_mbps,,,50,,\n"       /* 'third' alone: 60%: missed */
+			 "busier_cpu,,,,60,,\n"                                  /* 2 of 3: met */
+			 "busier_cpu,,,,100,,\n");                               /* every run: missed */
 	assert_int_equal(targets_load(&ts, path, &err), TCPSIM_OK);
-	assert_int_equal(ts.n, 5);
+	assert_int_equal(ts.n, 8);
 	assert_int_equal(targets_eval(&ts, &rs, pred, held, oc, &err), TCPSIM_OK);
 	assert_true(oc[0].met);
 	assert_within(oc[0].measured, 46.4, 1e-9);
@@ -722,6 +731,13 @@ static void test_targets(void **state)
 	assert_within(oc[2].predicted, (0 + 100 * (150 / 146.4 - 1)) / 2, 1e-9);
 	assert_true(oc[3].met);
 	assert_false(oc[4].met);
+	assert_false(oc[5].met);
+	assert_int_equal(oc[5].n, 1);   /* only 'third' was fitted */
+	assert_within(oc[5].predicted, 60, 1e-9);
+	assert_true(oc[6].met);
+	assert_int_equal(oc[6].n, 3);
+	assert_within(oc[6].predicted, 200.0 / 3, 1e-9);
+	assert_false(oc[7].met);
 	targets_free(&ts);
 
 	/* errors: file:line and column */

@@ -214,3 +214,11 @@ int bottleneck_kind_find(const char *name)
 			return b;
 	return -1;
 }
+
+const char *metrics_busier_role(const double *v)
+{
+	double s = v[METRIC_SND_CPU_BUSY_PCT], r = v[METRIC_RCV_CPU_BUSY_PCT];
+	if (!isfinite(s) || !isfinite(r))
+		return NULL;
+	return s >= r ? "sender's CPU" : "receiver's CPU";
+}

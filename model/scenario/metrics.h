@@ -167,6 +167,11 @@ int metric_find(const char *name);
 
 enum bottleneck_kind { BOTTLENECK_CPU, BOTTLENECK_WIRE, BOTTLENECK_WINDOW, BOTTLENECK_RECEIVER, BOTTLENECK_NONE };
 
+/* Which role's CPU is the busier in v (snd_cpu_busy_pct against
+ * rcv_cpu_busy_pct, the sender's on a tie): "sender's CPU" or "receiver's
+ * CPU", NULL when either is not finite. */
+const char *metrics_busier_role(const double *v);
+
 /* "cpu", "wire", "window", "receiver", "none"; "unknown" out of range. */
 const char *bottleneck_kind_name(enum bottleneck_kind k);
 /* The kind with that name, or -1. */

@@ -22,6 +22,8 @@ static const char *const kind_names[] = {
 	[TARGET_MEDIAN_ABS_ERROR] = "median_abs_error",
 	[TARGET_MAX_ABS_ERROR] = "max_abs_error",
 	[TARGET_BOTTLENECK] = "bottleneck",
+	[TARGET_TRAIN_MEDIAN_ABS_ERROR] = "train_median_abs_error",
+	[TARGET_BUSIER_CPU] = "busier_cpu",
 };
 
 enum tcol { TC_CHECK, TC_METRIC, TC_RUN, TC_BASE, TC_LIMIT, TC_EXPECT, TC_LACKS, TC_SOURCE, TC_N };
@@ -99,12 +101,14 @@ static int read_row(struct treader *rd)
 			kind = k;
 	if (kind < 0)
 		return err_set(rd->err, TCPSIM_EUSAGE,
-			       "%s:%d: column 'check': '%s' is not change, median_abs_error, max_abs_error or bottleneck",
+			       "%s:%d: column 'check': '%s' is not change, median_abs_error, max_abs_error, "
+			       "train_median_abs_error, busier_cpu or bottleneck",
 			       P, L, v[TC_CHECK] ? v[TC_CHECK] : "");
 	t.kind = (enum target_kind)kind;
 	if (t.kind != TARGET_BOTTLENECK) {
 		char *end;
-		if (!v[TC_METRIC] || !*v[TC_METRIC] || (t.metric = metric_find(v[TC_METRIC])) < 0)
+		if (t.kind != TARGET_BUSIER_CPU &&
+		    (!v[TC_METRIC] || !*v[TC_METRIC] || (t.metric = metric_find(v[TC_METRIC])) < 0))
 			return err_set(rd->err, TCPSIM_EUSAGE, "%s:%d: column 'metric': '%s' is not a metric", P, L,
 				       v[TC_METRIC] ? v[TC_METRIC] : "");
 		errno = 0;
@@ -225,14 +229,14 @@ static void eval_change(const struct target *t, const struct run_set *rs, const 
 static void eval_abs_error(const struct target *t, const struct run_set *rs, const struct metrics *pred,
 			   const bool *held_out, struct target_outcome *o)
 {
-	bool any_held = false;
+	bool any_held = false, train = t->kind == TARGET_TRAIN_MEDIAN_ABS_ERROR;
 	double *e = xcalloc((size_t)(rs->n > 0 ? rs->n : 1), sizeof(double));
 	int n = 0;
 
 	for (int i = 0; held_out && i < rs->n; i++)
 		any_held |= held_out[i];
 	for (int i = 0; i < rs->n; i++) {
-		if (any_held && !held_out[i])
+		if (any_held && held_out[i] == train)
 			continue;
 		double err = calib_error_pct(rs->runs[i].v[t->metric], pred[i].v[t->metric]);
 		if (isfinite(rs->runs[i].v[t->metric]))
@@ -242,8 +246,8 @@ static void eval_abs_error(const struct target *t, const struct run_set *rs, con
 	o->measured = NAN;
 	if (n > 0) {
 		gsl_sort(e, 1, (size_t)n);
-		o->predicted = t->kind == TARGET_MEDIAN_ABS_ERROR ? gsl_stats_median_from_sorted_data(e, 1, (size_t)n)
-								  : e[n - 1];
+		o->predicted = t->kind == TARGET_MAX_ABS_ERROR ? e[n - 1]
+							       : gsl_stats_median_from_sorted_data(e, 1, (size_t)n);
 	} else {
 		o->predicted = NAN;
 	}
@@ -254,8 +258,8 @@ static void eval_abs_error(const struct target *t, const struct run_set *rs, con
 	else
 		snprintf(num, sizeof(num), "no measured value");
 	snprintf(o->text, sizeof(o->text), "%s |error| of %s over %d %s run%s: %s (limit %g%%)",
-		 t->kind == TARGET_MEDIAN_ABS_ERROR ? "median" : "max", metric_table[t->metric].name, n,
-		 any_held ? "held-out" : "predicted", n == 1 ? "" : "s", num, t->limit);
+		 t->kind == TARGET_MAX_ABS_ERROR ? "max" : "median", metric_table[t->metric].name, n,
+		 !any_held ? "predicted" : train ? "fitted (in-sample)" : "held-out", n == 1 ? "" : "s", num, t->limit);
 	free(e);
 }
 
@@ -269,6 +273,31 @@ static void eval_bottleneck(const struct target *t, const struct metrics *pred, 
 	snprintf(o->text, sizeof(o->text), "bottleneck of %s: expected %s, predicted %s (%s)", t->run,
 		 bottleneck_kind_name(t->expect), bottleneck_kind_name(m->bottleneck),
 		 m->bottleneck_text[0] ? m->bottleneck_text : "no detail");
+}
+
+/* The share of runs whose busier CPU the prediction gets right, over the
+ * runs that record both CPUs' busy shares. */
+static void eval_busier_cpu(const struct target *t, const struct run_set *rs, const struct metrics *pred,
+			    struct target_outcome *o)
+{
+	int known = 0, right = 0;
+	for (int i = 0; i < rs->n; i++) {
+		const char *mb = metrics_busier_role(rs->runs[i].v), *pb = metrics_busier_role(pred[i].v);
+		if (!mb || !pb)
+			continue;
+		known++;
+		right += strcmp(mb, pb) == 0;
+	}
+	o->n = known;
+	o->measured = NAN;
+	o->predicted = known > 0 ? 100.0 * right / known : NAN;
+	o->met = known > 0 && o->predicted >= t->limit;
+	if (known > 0)
+		snprintf(o->text, sizeof(o->text), "the busier CPU (sender's or receiver's) predicted right in %d of %d "
+			 "runs: %.1f%% (at least %g%%)", right, known, o->predicted, t->limit);
+	else
+		snprintf(o->text, sizeof(o->text), "the busier CPU: no run records both CPUs' busy shares (at least %g%%)",
+			 t->limit);
 }
 
 int targets_eval(const struct target_set *ts, const struct run_set *rs, const struct metrics *pred,
@@ -290,7 +319,11 @@ int targets_eval(const struct target_set *ts, const struct run_set *rs, const st
 			break;
 		case TARGET_MEDIAN_ABS_ERROR:
 		case TARGET_MAX_ABS_ERROR:
+		case TARGET_TRAIN_MEDIAN_ABS_ERROR:
 			eval_abs_error(t, rs, pred, held_out, &out[k]);
+			break;
+		case TARGET_BUSIER_CPU:
+			eval_busier_cpu(t, rs, pred, &out[k]);
 			break;
 		case TARGET_BOTTLENECK:
 			eval_bottleneck(t, pred, ir, &out[k]);

@@ -4,18 +4,23 @@
  *
  * A targets CSV (read with libcsv, strict) has a header and one check a
  * row; columns (any order; extra columns are an error):
- *   check   change | median_abs_error | max_abs_error | bottleneck
+ *   check   change | median_abs_error | max_abs_error | bottleneck |
+ *           train_median_abs_error | busier_cpu
  *   metric  a metrics.h column (change, *_abs_error)
  *   run     a run id (change: the new side; bottleneck: the run)
  *   base    a run id (change: the base side)
  *   limit   change: largest |predicted - measured| %change, in points;
- *           *_abs_error: largest median / max |error| in %
+ *           *_abs_error: largest median / max |error| in %;
+ *           busier_cpu: the least share of runs, in %, whose busier CPU
+ *           (snd_cpu_busy_pct against rcv_cpu_busy_pct) is predicted
  *   expect  bottleneck: cpu | wire | window | receiver | none
  *   lacks   what the model lacks when the check is missed (printed then)
  *   source  where the target comes from (optional)
  *
- * *_abs_error checks look at the held-out rows when some run was held
- * out, else at every row.  Errors name file:line and column; run ids are
+ * median_abs_error and max_abs_error look at the held-out rows when some
+ * run was held out, else at every row; train_median_abs_error at the
+ * fitted (in-sample) rows when some were held out, else at every row;
+ * busier_cpu at every run that records both CPUs' busy shares.  Errors name file:line and column; run ids are
  * checked against the run set when the checks are evaluated.
  */
 #ifndef TCPSIM_TARGETS_H
@@ -28,7 +33,14 @@
 #include "metrics.h"
 #include "runs.h"
 
-enum target_kind { TARGET_CHANGE, TARGET_MEDIAN_ABS_ERROR, TARGET_MAX_ABS_ERROR, TARGET_BOTTLENECK };
+enum target_kind {
+	TARGET_CHANGE,
+	TARGET_MEDIAN_ABS_ERROR,
+	TARGET_MAX_ABS_ERROR,
+	TARGET_BOTTLENECK,
+	TARGET_TRAIN_MEDIAN_ABS_ERROR,
+	TARGET_BUSIER_CPU,
+};
 
 struct target {
 	enum target_kind kind;

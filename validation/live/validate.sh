@@ -14,6 +14,9 @@
 #      validate of the veth rows (-> MACHINE.validate-veth.txt), of the
 #      paced set (-> MACHINE.validate-paced.txt) and of the regime set
 #      (-> MACHINE.validate-regime.txt) with that profile, no fit.
+#   Each report ends with issue 12's checks (validation/targets/live-lo.csv,
+#   live-veth.csv, live-paced.csv: tcpsim validate --targets), each printed
+#   as met or MISSED, a missed one with what the model lacks there.
 #
 # The primitive costs are not fitted: the machine profile
 # (scenarios/live/MACHINE.cfg) includes what tools/bin/primcost measured at
@@ -205,7 +208,7 @@ esac
 
 # shellcheck disable=SC2086
 ./tcpsim validate "$T/lo.csv" $REPS --fit-to "$FIT_TO" --profile "$T/run.cfg" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" --polish "$POLISH" \
-	--train-where link.mtu=1500,65536 --states "$STATES" \
+	--train-where link.mtu=1500,65536 --states "$STATES" --targets validation/targets/live-lo.csv \
 	--title "$M loopback: fitted on MTU 1500 and 65536, the rest predicted" \
 	-o "validation/live/$M.validate-lo.txt"
 # shellcheck disable=SC2086
@@ -222,13 +225,13 @@ fi
 # the fitted costs and the run settings, one profile
 { cat "$T/run.cfg"; echo; cat "validation/live/$M.fitted.cfg"; } >"$T/pred.cfg"
 # shellcheck disable=SC2086
-./tcpsim validate "$T/veth.csv" $REPS --profile "$T/pred.cfg" --states "$STATES" \
+./tcpsim validate "$T/veth.csv" $REPS --profile "$T/pred.cfg" --states "$STATES" --targets validation/targets/live-veth.csv \
 	--title "$M veth: predicted with the loopback fit" \
 	-o "validation/live/$M.validate-veth.txt"
 out="validation/live/$M.costfit.txt, $M.validate-lo.txt, $M.fitted.cfg, $M.validate-veth.txt"
 if [ -f "$PACED" ]; then
 	# shellcheck disable=SC2086
-	./tcpsim validate "$PACED" $PREPS --profile "$T/pred.cfg" --states "$STATES" \
+	./tcpsim validate "$PACED" $PREPS --profile "$T/pred.cfg" --states "$STATES" --targets validation/targets/live-paced.csv \
 		--title "$M paced (bbr-initialised cubic, tcp.pacing=on): predicted with the loopback fit" \
 		-o "validation/live/$M.validate-paced.txt"
 	out="$out, $M.validate-paced.txt"
