@@ -99,11 +99,15 @@ static int read_row(struct treader *rd)
 	for (int k = 0; k < (int)ARRAY_SIZE(kind_names); k++)
 		if (v[TC_CHECK] && strcmp(v[TC_CHECK], kind_names[k]) == 0)
 			kind = k;
-	if (kind < 0)
-		return err_set(rd->err, TCPSIM_EUSAGE,
-			       "%s:%d: column 'check': '%s' is not change, median_abs_error, max_abs_error, "
-			       "train_median_abs_error, busier_cpu or bottleneck",
-			       P, L, v[TC_CHECK] ? v[TC_CHECK] : "");
+	if (kind < 0) {
+		char names[160] = "";
+		size_t nk = ARRAY_SIZE(kind_names);
+		for (size_t k = 0; k < nk; k++) /* "a, b or c", from the table */
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 k == 0 ? "" : k + 1 == nk ? " or " : ", ", kind_names[k]);
+		return err_set(rd->err, TCPSIM_EUSAGE, "%s:%d: column 'check': '%s' is not %s", P, L,
+			       v[TC_CHECK] ? v[TC_CHECK] : "", names);
+	}
 	t.kind = (enum target_kind)kind;
 	if (t.kind != TARGET_BOTTLENECK) {
 		char *end;
