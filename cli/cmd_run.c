@@ -47,6 +47,7 @@ struct cli_args {
 	enum out_format fmt;
 	const char *out;        /* NULL or "-": stdout */
 	const char *folded;     /* run --folded FILE: folded stacks, or NULL */
+	int folded_cpus;        /* run --folded-cpus: a frame per CPU in them */
 	const char *timeline;   /* run --timeline FILE: the start, step by step, or NULL */
 	int timeline_ms;        /* --timeline-ms (default 10) */
 	int timeline_step_us;   /* --timeline-step (default 100) */
@@ -122,6 +123,12 @@ static int parse_args(int argc, char **argv, struct cli_args *o)
 			}
 			if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 				o->help = 1;
+				continue;
+			}
+			if (strcmp(a, "--folded-cpus") == 0) {
+				if (o->max_cfg != 1)
+					return usage_error("--folded-cpus: only '%s' writes folded stacks", "tcpsim run");
+				o->folded_cpus = 1;
 				continue;
 			}
 			if ((r = cli_option_value(argc, argv, &i, "-s", "--set", &val)) != 0) {
@@ -281,7 +288,7 @@ static int memstream_done(FILE *ms, int report_rc, char **buf)
 static void run_usage(FILE *f)
 {
 	fputs("usage: tcpsim run FILE.cfg [-s section.key=value]... [--reps N [-j N]] [--format table|csv|json] [-o OUT]\n"
-	      "                [--folded FILE] [--timeline FILE [--timeline-ms MS] [--timeline-step US]]\n"
+	      "                [--folded FILE [--folded-cpus]] [--timeline FILE [--timeline-ms MS] [--timeline-step US]]\n"
 	      "                [--states T]\n"
 	      "  -s, --set K=V   override one key after FILE.cfg is read (repeatable, in order)\n"
 	      "  --reps N        N runs, seeds sweep_seed(run.seed, 0, rep): the distribution of the\n"
@@ -293,6 +300,8 @@ static void run_usage(FILE *f)
 	      "  --folded F      also write the CPU time as folded stacks to F (whole or not at all):\n"
 	      "                  'role:host;context;category;cost_key cycles' lines for flamegraph.pl\n"
 	      "                  or speedscope; categories are Cai et al.'s (docs/output.md); not with --reps\n"
+	      "  --folded-cpus   each CPU a frame of its own in them, after its host's: 'role:host;cpuN;...'\n"
+	      "                  (a pinned writer's and reader's CPUs apart, as perf profiles them)\n"
 	      "  --timeline F    also write the first connection's start to F as CSV (whole or not at all):\n"
 	      "                  per --timeline-step US (default 100) for --timeline-ms MS (default 10)\n"
 	      "                  from its first data, the data skbs, kB and ACKs its sockets took and the\n"
@@ -421,6 +430,7 @@ int cmd_run(int argc, char **argv)
 {
 	struct cli_args a = {.cmd = "run", .max_cfg = 1, .fmt = FMT_TABLE};
 	struct timeline tl = {0};
+	struct cpu_cycles cc = {0};
 	struct scenario *sc = NULL;
 	struct metrics *m = NULL;
 	struct tcpsim_err err = {0};
@@ -451,6 +461,9 @@ int cmd_run(int argc, char **argv)
 		}
 		if ((rc = output_check(a.folded, a.cfg, a.ncfg)) != 0)
 			goto done;
+	} else if (a.folded_cpus) {
+		rc = usage_error("--folded-cpus: only with --folded %s", "FILE");
+		goto done;
 	}
 	if (a.timeline) {
 		if (a.reps > 1) {
@@ -522,7 +535,7 @@ int cmd_run(int argc, char **argv)
 		free(ms_runs);
 		goto done;
 	}
-	if (tcpsim_run_timeline(sc, m, a.timeline ? &tl : NULL, &err) != TCPSIM_OK) {
+	if (tcpsim_run_detail(sc, m, a.timeline ? &tl : NULL, a.folded_cpus ? &cc : NULL, &err) != TCPSIM_OK) {
 		print_err(&err);
 		rc = err.code == TCPSIM_EUSAGE ? 2 : 1;
 		goto done;
@@ -564,7 +577,7 @@ int cmd_run(int argc, char **argv)
 			rc = 1;
 			goto done;
 		}
-		rc = memstream_done(fs, report_folded(fs, sc, m), &fbuf);
+		rc = memstream_done(fs, a.folded_cpus ? report_folded_cpus(fs, sc, &cc) : report_folded(fs, sc, m), &fbuf);
 		if (rc == 0)
 			rc = output_commit(a.folded, fbuf, flen);
 		free(fbuf);
@@ -589,6 +602,7 @@ int cmd_run(int argc, char **argv)
 	rc = output_commit(a.out, buf, len);
 done:
 	free(tl.steps);
+	cpu_cycles_free(&cc);
 	free(buf);
 	free(sc);
 	free(m);

@@ -666,6 +666,37 @@ int tcpsim_run(const struct scenario *sc, struct metrics *out, struct tcpsim_err
 
 int tcpsim_run_timeline(const struct scenario *sc, struct metrics *out, struct timeline *tl, struct tcpsim_err *err)
 {
+	return tcpsim_run_detail(sc, out, tl, NULL, err);
+}
+
+/* Each CPU's cycles by context and cost since the warm-up's end (the marks
+ * measure_start took), as fill_metrics sums them per host. */
+static void fill_cpu_cycles(const struct sim *sim, struct cpu_cycles *cc)
+{
+	int rows = 0;
+
+	cc->nhosts = sim->nhosts;
+	for (int h = 0; h < sim->nhosts; h++) {
+		cc->first[h] = rows;
+		cc->ncpus[h] = sim->hosts[h].ncpus;
+		rows += sim->hosts[h].ncpus;
+	}
+	cc->cycles = xcalloc((size_t)rows, sizeof(*cc->cycles));
+	for (int h = 0; h < sim->nhosts; h++) {
+		const struct host *hh = &sim->hosts[h];
+		for (int i = 0; i < hh->ncpus; i++) {
+			const struct cpu *c = &hh->cpus[i];
+			for (int x = 0; x < CTX_N; x++)
+				for (int k = 0; k < COST_N; k++)
+					cc->cycles[cc->first[h] + i][x][k] =
+						(c->acct.ctx_cost_ns[x][k] - c->mark.ctx_cost_ns[x][k]) * hh->cfg->ghz;
+		}
+	}
+}
+
+int tcpsim_run_detail(const struct scenario *sc, struct metrics *out, struct timeline *tl, struct cpu_cycles *cc,
+		      struct tcpsim_err *err)
+{
 	struct sim sim;
 	struct measure ms;
 	int rc;
@@ -683,8 +714,11 @@ int tcpsim_run_timeline(const struct scenario *sc, struct metrics *out, struct t
 	while (!sim.stop && sim_step(&sim, INT64_MAX))
 		;
 	rc = err && err->code ? err->code : TCPSIM_OK;
-	if (!rc)
+	if (!rc) {
 		fill_metrics(&sim, &ms, out);
+		if (cc)
+			fill_cpu_cycles(&sim, cc);
+	}
 	free(ms.batch_bps);
 	free(ms.sleep_mark);
 	sim_release(&sim);

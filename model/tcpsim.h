@@ -18,5 +18,9 @@ int tcpsim_run(const struct scenario *sc, struct metrics *out, struct tcpsim_err
 /* tcpsim_run, and the first connection's start recorded into tl (its
  * steps zeroed, t0 -1: timeline.h) */
 int tcpsim_run_timeline(const struct scenario *sc, struct metrics *out, struct timeline *tl, struct tcpsim_err *err);
+/* tcpsim_run_timeline, and (cc not NULL) each CPU's cycles over the
+ * measured interval into cc (metrics.h; cpu_cycles_free releases them) */
+int tcpsim_run_detail(const struct scenario *sc, struct metrics *out, struct timeline *tl, struct cpu_cycles *cc,
+		      struct tcpsim_err *err);
 
 #endif

@@ -134,6 +134,19 @@ else
 	bad "--folded" "exit $st, $badlines bad lines: $(head -c 300 "$TMP/err" "$TMP/cpu.folded")"
 fi
 side_file_unwritable --folded "$TMP/no-such-dir/x.folded"
+# --folded-cpus: the same with a cpuN frame after the host's; the CPUs'
+# lines of a cost add up to the host's line (each rounded on its own)
+"$TCPSIM" run "$D/good.cfg" --folded "$TMP/cpus.folded" --folded-cpus >"$TMP/out" 2>"$TMP/err"
+st=$?
+badlines=$(grep -cvE '^[^; ]+;cpu[0-9]+;(hardirq|softirq|process);(data_copy|tcp/ip|netdev|skb|mm|lock|sched|etc);[a-z_]+ [1-9][0-9]*$' "$TMP/cpus.folded")
+host_copy=$(sed -n 's/^sender+receiver:[^;]*;process;data_copy;copy_byte \([0-9]*\)$/\1/p' "$TMP/cpu.folded")
+cpus_copy=$(awk '/;process;data_copy;copy_byte / {s += $NF; n++} END {printf "%.0f %d\n", s, n}' "$TMP/cpus.folded")
+if [ $st -eq 0 ] && [ -s "$TMP/cpus.folded" ] && [ "$badlines" -eq 0 ] && [ -n "$host_copy" ] &&
+	awk -v h="$host_copy" -v c="$cpus_copy" 'BEGIN { split(c, a, " "); exit !(a[2] >= 1 && (a[1] - h) ^ 2 <= a[2] ^ 2) }'; then
+	ok "--folded-cpus writes host;cpuN;context;category;cost lines, copy_byte's add up to the host's ($cpus_copy / $host_copy)"
+else
+	bad "--folded-cpus" "exit $st, $badlines bad lines, copy_byte per CPU '$cpus_copy' against '$host_copy': $(head -c 300 "$TMP/err" "$TMP/cpus.folded")"
+fi
 
 # --states: the run again with its receivers late; one steady state or two.
 # The live Intel host's loopback at 4 KB writes with the costs fitted there
@@ -165,6 +178,8 @@ bad_input "run --states 0" "--states 0" "above 0" -- run "$D/good.cfg" --states 
 bad_input "run --states when the scenario starts late" "--states" "app.recv_start" -- run "$D/good.cfg" -s app.recv_start=1ms --states 2ms
 bad_input "compare --states" "--states" "tcpsim run" -- compare "$D/good.cfg" "$D/good.cfg" --states 2ms
 bad_input "--folded with --reps" "--folded" "--reps" -- run "$D/good.cfg" --reps 2 --folded "$TMP/r.folded"
+bad_input "--folded-cpus without --folded" "--folded-cpus" "--folded" -- run "$D/good.cfg" --folded-cpus
+bad_input "--folded-cpus to compare" "--folded-cpus" "tcpsim run" -- compare "$D/good.cfg" "$D/good.cfg" --folded-cpus
 bad_input "--folded to compare" "--folded" "tcpsim run" -- compare "$D/good.cfg" "$D/good.cfg" --folded "$TMP/c.folded"
 bad_input "--folded and -o the same file" "--folded" "$TMP/same" -- run "$D/good.cfg" --folded "$TMP/same" -o "$TMP/same"
 # --timeline: the first connection's start as CSV beside the report, whole

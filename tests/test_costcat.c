@@ -294,6 +294,90 @@ static void test_folded_round_trip(void **state)
 	free(text);
 }
 
+/* --folded-cpus: each line one frame more (cpuN after the host's), each
+ * CPU's lines parsed back sum, per host, context and cost, to the host's
+ * own lines, and the cycles of one CPU are that CPU's busy share of the
+ * measured interval */
+static void test_folded_cpus_round_trip(void **state)
+{
+	static const char *const ctxn[3] = {"hardirq", "softirq", "process"};
+	static const char *const role[2] = {"sender", "receiver"};
+	struct scenario sc;
+	struct metrics m;
+	struct cpu_cycles cc = {0};
+	struct tcpsim_err err = {0};
+	double got[2][3][COST_N] = {{{0}}};
+	double per_cpu[2][SCENARIO_MAX_CPUS] = {{0}};
+	char *text = NULL, *save = NULL;
+	size_t len;
+	int lines = 0;
+	FILE *f;
+	(void)state;
+
+	config_defaults(&sc);
+	if (config_load(&sc, "scenarios/modern/cai-nooffload.cfg", &err) || config_validate(&sc, &err) ||
+	    tcpsim_run_detail(&sc, &m, NULL, &cc, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(cc.nhosts, 2);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(report_folded_cpus(f, &sc, &cc), 0);
+	assert_int_equal(fclose(f), 0);
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(line, ' '), *end, *fr[5];
+		int h = -1, x = -1, k = -1, cpu = -1, n = 0;
+		lines++;
+		assert_non_null(sp);
+		*sp = '\0';
+		long long cyc = strtoll(sp + 1, &end, 10);
+		assert_true(*end == '\0' && cyc > 0);
+		for (char *s2 = NULL, *p = strtok_r(line, ";", &s2); p; p = strtok_r(NULL, ";", &s2)) {
+			assert_true(n < 5);
+			fr[n++] = p;
+		}
+		assert_int_equal(n, 5);
+		for (int i = 0; i < 2; i++) {
+			char want[96];
+			snprintf(want, sizeof(want), "%s:%s", role[i], sc.host[i].name);
+			if (strcmp(fr[0], want) == 0)
+				h = i;
+		}
+		assert_true(h >= 0);
+		assert_int_equal(sscanf(fr[1], "cpu%d", &cpu), 1);
+		assert_true(cpu >= 0 && cpu < sc.host[h].cpus);
+		for (int i = 0; i < 3; i++)
+			if (strcmp(fr[2], ctxn[i]) == 0)
+				x = i;
+		for (int i = 0; i < COST_N; i++)
+			if (strcmp(fr[4], cost_table[i].key) == 0)
+				k = i;
+		if (x < 0 || k < 0)
+			fail_msg("unknown frame in '%s;%s;%s;%s'", fr[1], fr[2], fr[3], fr[4]);
+		assert_string_equal(fr[3], costcat_name(costcat_table[k].cat));
+		got[h][x][k] += (double)cyc;
+		per_cpu[h][cpu] += (double)cyc;
+	}
+	assert_true(lines > 10);
+	for (int h = 0; h < 2; h++) {
+		double per_pct = m.measured_s * 1e9 * sc.host[h].cpus * sc.host[h].ghz / 100.0;
+		for (int x = 0; x < 3; x++)
+			for (int k = 0; k < COST_N; k++) {
+				double want = m.host_ctx_cost_pct[h][x][k] * per_pct;
+				/* each CPU's line rounded on its own */
+				if (fabs(got[h][x][k] - want) > 0.5 * sc.host[h].cpus + 1e-9 * want)
+					fail_msg("%s %s %s: %.0f cycles over the CPUs, the host's %.1f", role[h], ctxn[x],
+						 cost_table[k].key, got[h][x][k], want);
+			}
+		for (int i = 0; i < sc.host[h].cpus; i++) {
+			double busy = m.cpu_busy_pct[h][i] / 100.0 * m.measured_s * 1e9 * sc.host[h].ghz;
+			if (fabs(per_cpu[h][i] - busy) > 1e-6 * busy + 0.5 * 3 * COST_N)
+				fail_msg("%s cpu%d: %.0f cycles in its lines, busy %.0f", role[h], i, per_cpu[h][i], busy);
+		}
+	}
+	cpu_cycles_free(&cc);
+	free(text);
+}
+
 /* ---- Cai et al.'s single flow --------------------------------------------- */
 
 static void test_all_optimisations_bound_by_receiver_copy(void **state)
@@ -377,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_column_names),
 		cmocka_unit_test(test_csv_json_round_trip),
 		cmocka_unit_test(test_folded_round_trip),
+		cmocka_unit_test(test_folded_cpus_round_trip),
 		cmocka_unit_test(test_all_optimisations_bound_by_receiver_copy),
 		cmocka_unit_test(test_no_offload_top_three),
 	};

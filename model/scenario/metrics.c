@@ -12,6 +12,7 @@
 #include "metrics.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -221,4 +222,10 @@ const char *metrics_busier_role(const double *v)
 	if (!isfinite(s) || !isfinite(r))
 		return NULL;
 	return s >= r ? "sender's CPU" : "receiver's CPU";
+}
+
+void cpu_cycles_free(struct cpu_cycles *cc)
+{
+	free(cc->cycles);
+	cc->cycles = NULL;
 }

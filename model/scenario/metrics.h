@@ -204,4 +204,17 @@ struct metrics {
 	char bottleneck_text[192];
 };
 
+/* Each CPU's cycles over the measured interval by context (hardirq,
+ * softirq, process) and cost key, for `tcpsim run --folded F --folded-cpus`:
+ * the split struct metrics sums per host.  CPU i of host h is row
+ * first[h] + i of cycles[row][3][COST_N]. */
+struct cpu_cycles {
+	int nhosts;
+	int ncpus[2];
+	int first[2];
+	double (*cycles)[3][COST_N]; /* ncpus[0] + ncpus[1] rows, or NULL */
+};
+
+void cpu_cycles_free(struct cpu_cycles *cc);
+
 #endif

@@ -535,6 +535,27 @@ int report_folded(FILE *f, const struct scenario *sc, const struct metrics *m)
 	return stream_status(f);
 }
 
+/* The same lines with each CPU a frame of its own under its host's:
+ * `receiver:NAME;cpu1;softirq;tcp/ip;rx_frame 123`, so that a pinned
+ * writer's and reader's CPUs stand apart as perf's per-CPU profiles do. */
+int report_folded_cpus(FILE *f, const struct scenario *sc, const struct cpu_cycles *cc)
+{
+	for (int h = 0; h < host_count(sc) && h < cc->nhosts; h++)
+		for (int i = 0; i < cc->ncpus[h]; i++)
+			for (int x = 0; x < 3; x++)
+				for (int k = 0; k < COST_N; k++) {
+					long long cyc = llround(cc->cycles[cc->first[h] + i][x][k]);
+					if (cyc <= 0)
+						continue;
+					folded_frame(f, host_role(sc, h));
+					fputc(':', f);
+					folded_frame(f, sc->host[h].name);
+					fprintf(f, ";cpu%d;%s;%s;%s %lld\n", i, ctx_names[x],
+						costcat_name(costcat_table[k].cat), cost_table[k].key, cyc);
+				}
+	return stream_status(f);
+}
+
 /* ---- compare ----------------------------------------------------------- */
 
 /* LKP-like number: integers from 1000 up, four significant digits below. */

@@ -57,6 +57,9 @@ int report_json(FILE *f, const struct scenario *sc, const struct metrics *m);
  * Cai et al.'s (costcat.h).  flamegraph.pl and speedscope read it as is.
  */
 int report_folded(FILE *f, const struct scenario *sc, const struct metrics *m);
+/* report_folded per CPU: a `cpuN` frame after the host's (cc from
+ * tcpsim_run_detail) */
+int report_folded_cpus(FILE *f, const struct scenario *sc, const struct cpu_cycles *cc);
 /* The start a run recorded (timeline.h) as CSV: a header, then one row per
  * step, the columns of tools/wakeups-live --startup (t_ms at the step's
  * end; the sender's and receiver's values carried from the last step that
