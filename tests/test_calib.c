@@ -755,6 +755,10 @@ static void test_targets(void **state)
 	assert_non_null(strstr(err.msg, "targets.csv:2: column 'base': no run 'nobody'"));
 	targets_free(&ts);
 	err_clear(&err);
+	write_file(path, "check,metric,limit\nbusier_cpu,throughput_mbps,100\n");
+	assert_int_equal(targets_load(&ts, path, &err), TCPSIM_EUSAGE);
+	assert_non_null(strstr(err.msg, "targets.csv:2: column 'metric': 'throughput_mbps' given to a busier_cpu check"));
+	err_clear(&err);
 	write_file(path, "check,metrik\n");
 	assert_int_equal(targets_load(&ts, path, &err), TCPSIM_EUSAGE);
 	assert_non_null(strstr(err.msg, "unknown column 'metrik'"));

@@ -109,6 +109,10 @@ static int read_row(struct treader *rd)
 			       v[TC_CHECK] ? v[TC_CHECK] : "", names);
 	}
 	t.kind = (enum target_kind)kind;
+	if (t.kind == TARGET_BUSIER_CPU && v[TC_METRIC] && *v[TC_METRIC])
+		return err_set(rd->err, TCPSIM_EUSAGE,
+			       "%s:%d: column 'metric': '%s' given to a busier_cpu check, which takes none (it compares "
+			       "snd_cpu_busy_pct with rcv_cpu_busy_pct)", P, L, v[TC_METRIC]);
 	if (t.kind != TARGET_BOTTLENECK) {
 		char *end;
 		if (t.kind != TARGET_BUSIER_CPU &&
