@@ -594,6 +594,41 @@ bash $WL --parse-profile "$T/perf.txt" --functions ip_rcv,do_select >"$T/prof.ou
 expect_eq "$(awk '$2 == "ip_rcv" || $2 == "do_select" || $2 == "ksys_read" { print $2, $3, $4 }' "$T/prof.out" | tr '\n' ';')" \
 	"ksys_read 0.0 50.0;ip_rcv 50.0 0.0;do_select 0.0 50.0;" "wakeups-live --parse-profile --functions"
 expect_fail "wakeups-live --parse-profile of a file without those CPUs" 1 "no samples on CPU 5" bash $WL --parse-profile "$T/perf.txt" --send-cpu 5 --recv-cpu 6
+# and by tcpsim cost key: each sample to the key of its leaf-most known
+# function, so each CPU's shares add up to 100 (idle samples left out)
+expect_eq "$(bash $WL --parse-profile "$T/perf.txt" | sed -n '/by tcpsim cost key/,$p' | awk '$2 ~ /^[a-z_]+$/ && $3 ~ /^[0-9.]+$/ { print $2, $3, $4 }' | tr '\n' ';')" \
+	"poll 0.0 50.0;copy_byte 50.0 0.0;rx_frame 50.0 0.0;rx_tcp 0.0 50.0;" "wakeups-live --parse-profile: the shares by cost key"
+# a transmit under __tcp_send_ack is the ACK's, under tcp_write_xmit a data
+# frame's; an unknown kernel function is other, a user-only chain user
+cat >"$T/perf-keys.txt" <<'PERF'
+iperf3 [001]
+	ffffffff81000011 loopback_xmit
+	ffffffff81000003 __tcp_transmit_skb
+	ffffffff81000012 __tcp_send_ack
+	ffffffff81000013 tcp_recvmsg_locked
+	ffffffff81000008 ksys_read
+
+iperf3 [000]
+	ffffffff81000011 loopback_xmit
+	ffffffff81000003 __tcp_transmit_skb
+	ffffffff81000014 tcp_write_xmit
+	ffffffff81000015 tcp_sendmsg_locked
+	ffffffff81000004 ksys_write
+
+iperf3 [000]
+	ffffffff81000016 mystery_fn
+
+iperf3 [001]
+	           d4ad7 iperf_recv
+
+swapper [000]
+	ffffffff81000017 pvm_safe_halt_hc
+	ffffffff81000018 do_idle
+PERF
+bash $WL --parse-profile "$T/perf-keys.txt" >"$T/prof.out" 2>"$T/err"
+expect_eq "$?:$(sed -n '/by tcpsim cost key/,$p' "$T/prof.out" | awk '$2 ~ /^[a-z_]+$/ && $3 ~ /^[0-9.]+$/ { print $2, $3, $4 }' | tr '\n' ';')" \
+	"0:ack_tx 0.0 50.0;tx_frame 50.0 0.0;user 0.0 50.0;other 50.0 0.0;" "wakeups-live --parse-profile: ACK, data frame, user and other"
+grep -q '^#   (other: the largest is mystery_fn, 1 samples)$' "$T/prof.out" && ok || bad "wakeups-live --parse-profile: other's largest: $(tail -3 "$T/prof.out")"
 expect_fail "wakeups-live --gaps --profile" 2 "one at a time" bash $WL --gaps --profile
 expect_fail "wakeups-live --gaps --startup" 2 "one at a time" bash $WL --gaps --startup 10
 expect_fail "wakeups-live --startup 0" 2 "--startup '0': not a whole number of ms" bash $WL --startup 0
