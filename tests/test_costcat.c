@@ -23,6 +23,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -230,10 +231,70 @@ static void test_csv_json_round_trip(void **state)
 	free(text);
 }
 
+static const char *const folded_ctx[3] = {"hardirq", "softirq", "process"};
+static const char *const folded_role[2] = {"sender", "receiver"};
+
+/* One folded line "ROLE:HOST[;cpuN];CONTEXT;CATEGORY;KEY CYCLES" parsed back
+ * (line is cut up): the host, CPU (-1 without its frame), context and cost
+ * indices and the cycles; the category must be the key's. */
+static long long folded_parse(char *line, const struct scenario *sc, bool with_cpu, int *h, int *cpu, int *x,
+			      int *k)
+{
+	char *sp = strrchr(line, ' '), *end, *fr[5];
+	int n = 0, want_n = with_cpu ? 5 : 4, c0 = with_cpu ? 1 : 0;
+
+	*h = *cpu = *x = *k = -1;
+	assert_non_null(sp);
+	*sp = '\0';
+	long long cyc = strtoll(sp + 1, &end, 10);
+	assert_true(*end == '\0' && cyc > 0);
+	for (char *s2 = NULL, *p = strtok_r(line, ";", &s2); p; p = strtok_r(NULL, ";", &s2)) {
+		assert_true(n < want_n);
+		fr[n++] = p;
+	}
+	assert_int_equal(n, want_n);
+	for (int i = 0; i < 2; i++) {
+		char want[96];
+		snprintf(want, sizeof(want), "%s:%s", folded_role[i], sc->host[i].name);
+		if (strcmp(fr[0], want) == 0)
+			*h = i;
+	}
+	if (with_cpu) {
+		assert_int_equal(sscanf(fr[1], "cpu%d", cpu), 1);
+		assert_true(*h >= 0 && *cpu >= 0 && *cpu < sc->host[*h].cpus);
+	}
+	for (int i = 0; i < 3; i++)
+		if (strcmp(fr[c0 + 1], folded_ctx[i]) == 0)
+			*x = i;
+	for (int i = 0; i < COST_N; i++)
+		if (strcmp(fr[c0 + 3], cost_table[i].key) == 0)
+			*k = i;
+	if (*h < 0 || *x < 0 || *k < 0)
+		fail_msg("unknown frame in '%s;...;%s;%s;%s'", fr[0], fr[c0 + 1], fr[c0 + 2], fr[c0 + 3]);
+	assert_string_equal(fr[c0 + 2], costcat_name(costcat_table[*k].cat));
+	return cyc;
+}
+
+/* Each host's lines against the metrics' host_ctx_cost_pct: within half a
+ * cycle of rounding per line that went into them */
+static void folded_matches_metrics(const struct scenario *sc, const struct metrics *m, double got[2][3][COST_N],
+				   int lines_per)
+{
+	for (int h = 0; h < 2; h++) {
+		double per_pct = m->measured_s * 1e9 * sc->host[h].cpus * sc->host[h].ghz / 100.0;
+		double slack = 0.5 * (lines_per ? lines_per : sc->host[h].cpus);
+		for (int x = 0; x < 3; x++)
+			for (int k = 0; k < COST_N; k++) {
+				double want = m->host_ctx_cost_pct[h][x][k] * per_pct;
+				if (fabs(got[h][x][k] - want) > slack + 1e-9 * want)
+					fail_msg("%s %s %s: %.0f cycles, expected %.1f", folded_role[h], folded_ctx[x],
+						 cost_table[k].key, got[h][x][k], want);
+			}
+	}
+}
+
 static void test_folded_round_trip(void **state)
 {
-	static const char *const ctxn[3] = {"hardirq", "softirq", "process"};
-	static const char *const role[2] = {"sender", "receiver"};
 	struct scenario sc;
 	struct metrics m;
 	double got[2][3][COST_N] = {{{0}}};
@@ -250,47 +311,14 @@ static void test_folded_round_trip(void **state)
 	assert_int_equal(fclose(f), 0);
 	assert_true(len > 0 && text[len - 1] == '\n');
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *sp = strrchr(line, ' '), *end, *fr[4];
-		int h = -1, x = -1, k = -1, n = 0;
+		int h, cpu, x, k;
+		long long cyc = folded_parse(line, &sc, false, &h, &cpu, &x, &k);
 		lines++;
-		assert_non_null(sp);
-		*sp = '\0';
-		long long cyc = strtoll(sp + 1, &end, 10);
-		assert_true(*end == '\0' && cyc > 0);
-		for (char *s2 = NULL, *p = strtok_r(line, ";", &s2); p; p = strtok_r(NULL, ";", &s2)) {
-			assert_true(n < 4);
-			fr[n++] = p;
-		}
-		assert_int_equal(n, 4);
-		for (int i = 0; i < 2; i++) {
-			char want[96];
-			snprintf(want, sizeof(want), "%s:%s", role[i], sc.host[i].name);
-			if (strcmp(fr[0], want) == 0)
-				h = i;
-		}
-		for (int i = 0; i < 3; i++)
-			if (strcmp(fr[1], ctxn[i]) == 0)
-				x = i;
-		for (int i = 0; i < COST_N; i++)
-			if (strcmp(fr[3], cost_table[i].key) == 0)
-				k = i;
-		if (h < 0 || x < 0 || k < 0)
-			fail_msg("unknown frame in '%s;%s;%s;%s'", fr[0], fr[1], fr[2], fr[3]);
-		assert_string_equal(fr[2], costcat_name(costcat_table[k].cat));
 		assert_true(got[h][x][k] == 0); /* one line each */
 		got[h][x][k] = (double)cyc;
 	}
 	assert_true(lines > 10);
-	for (int h = 0; h < 2; h++) {
-		double per_pct = m.measured_s * 1e9 * sc.host[h].cpus * sc.host[h].ghz / 100.0;
-		for (int x = 0; x < 3; x++)
-			for (int k = 0; k < COST_N; k++) {
-				double want = m.host_ctx_cost_pct[h][x][k] * per_pct;
-				if (fabs(got[h][x][k] - want) > 0.5 + 1e-9 * want)
-					fail_msg("%s %s %s: %.0f cycles, expected %.1f", role[h], ctxn[x],
-						 cost_table[k].key, got[h][x][k], want);
-			}
-	}
+	folded_matches_metrics(&sc, &m, got, 1);
 	free(text);
 }
 
@@ -300,8 +328,6 @@ static void test_folded_round_trip(void **state)
  * measured interval */
 static void test_folded_cpus_round_trip(void **state)
 {
-	static const char *const ctxn[3] = {"hardirq", "softirq", "process"};
-	static const char *const role[2] = {"sender", "receiver"};
 	struct scenario sc;
 	struct metrics m;
 	struct cpu_cycles cc = {0};
@@ -324,56 +350,21 @@ static void test_folded_cpus_round_trip(void **state)
 	assert_int_equal(report_folded_cpus(f, &sc, &cc), 0);
 	assert_int_equal(fclose(f), 0);
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *sp = strrchr(line, ' '), *end, *fr[5];
-		int h = -1, x = -1, k = -1, cpu = -1, n = 0;
+		int h, cpu, x, k;
+		long long cyc = folded_parse(line, &sc, true, &h, &cpu, &x, &k);
 		lines++;
-		assert_non_null(sp);
-		*sp = '\0';
-		long long cyc = strtoll(sp + 1, &end, 10);
-		assert_true(*end == '\0' && cyc > 0);
-		for (char *s2 = NULL, *p = strtok_r(line, ";", &s2); p; p = strtok_r(NULL, ";", &s2)) {
-			assert_true(n < 5);
-			fr[n++] = p;
-		}
-		assert_int_equal(n, 5);
-		for (int i = 0; i < 2; i++) {
-			char want[96];
-			snprintf(want, sizeof(want), "%s:%s", role[i], sc.host[i].name);
-			if (strcmp(fr[0], want) == 0)
-				h = i;
-		}
-		assert_true(h >= 0);
-		assert_int_equal(sscanf(fr[1], "cpu%d", &cpu), 1);
-		assert_true(cpu >= 0 && cpu < sc.host[h].cpus);
-		for (int i = 0; i < 3; i++)
-			if (strcmp(fr[2], ctxn[i]) == 0)
-				x = i;
-		for (int i = 0; i < COST_N; i++)
-			if (strcmp(fr[4], cost_table[i].key) == 0)
-				k = i;
-		if (x < 0 || k < 0)
-			fail_msg("unknown frame in '%s;%s;%s;%s'", fr[1], fr[2], fr[3], fr[4]);
-		assert_string_equal(fr[3], costcat_name(costcat_table[k].cat));
 		got[h][x][k] += (double)cyc;
 		per_cpu[h][cpu] += (double)cyc;
 	}
 	assert_true(lines > 10);
-	for (int h = 0; h < 2; h++) {
-		double per_pct = m.measured_s * 1e9 * sc.host[h].cpus * sc.host[h].ghz / 100.0;
-		for (int x = 0; x < 3; x++)
-			for (int k = 0; k < COST_N; k++) {
-				double want = m.host_ctx_cost_pct[h][x][k] * per_pct;
-				/* each CPU's line rounded on its own */
-				if (fabs(got[h][x][k] - want) > 0.5 * sc.host[h].cpus + 1e-9 * want)
-					fail_msg("%s %s %s: %.0f cycles over the CPUs, the host's %.1f", role[h], ctxn[x],
-						 cost_table[k].key, got[h][x][k], want);
-			}
+	folded_matches_metrics(&sc, &m, got, 0); /* each CPU's line rounded on its own */
+	for (int h = 0; h < 2; h++)
 		for (int i = 0; i < sc.host[h].cpus; i++) {
 			double busy = m.cpu_busy_pct[h][i] / 100.0 * m.measured_s * 1e9 * sc.host[h].ghz;
 			if (fabs(per_cpu[h][i] - busy) > 1e-6 * busy + 0.5 * 3 * COST_N)
-				fail_msg("%s cpu%d: %.0f cycles in its lines, busy %.0f", role[h], i, per_cpu[h][i], busy);
+				fail_msg("%s cpu%d: %.0f cycles in its lines, busy %.0f", folded_role[h], i, per_cpu[h][i],
+					 busy);
 		}
-	}
 	cpu_cycles_free(&cc);
 	free(text);
 }
