@@ -604,7 +604,7 @@ cat >"$T/perf-keys.txt" <<'PERF'
 iperf3 [001]
 	ffffffff81000011 loopback_xmit
 	ffffffff81000003 __tcp_transmit_skb
-	ffffffff81000012 __tcp_send_ack
+	ffffffff81000012 __tcp_send_ack.part.0
 	ffffffff81000013 tcp_recvmsg_locked
 	ffffffff81000008 ksys_read
 
@@ -614,6 +614,17 @@ iperf3 [000]
 	ffffffff81000014 tcp_write_xmit
 	ffffffff81000015 tcp_sendmsg_locked
 	ffffffff81000004 ksys_write
+
+iperf3 [001]
+	ffffffff81000003 __tcp_transmit_skb
+	ffffffff81000013 tcp_recvmsg_locked
+	ffffffff81000008 ksys_read
+
+iperf3 [001]
+	ffffffff81000003 __tcp_transmit_skb
+	ffffffff81000014 tcp_write_xmit
+	ffffffff81000019 tcp_rcv_established
+	ffffffff81000008 ksys_read
 
 iperf3 [000]
 	ffffffff81000016 mystery_fn
@@ -627,9 +638,24 @@ swapper [000]
 PERF
 bash $WL --parse-profile "$T/perf-keys.txt" >"$T/prof.out" 2>"$T/err"
 expect_eq "$?:$(sed -n '/by tcpsim cost key/,$p' "$T/prof.out" | awk '$2 ~ /^[a-z_]+$/ && $3 ~ /^[0-9.]+$/ { print $2, $3, $4 }' | tr '\n' ';')" \
-	"0:ack_tx 0.0 50.0;tx_frame 50.0 0.0;user 0.0 50.0;other 50.0 0.0;" "wakeups-live --parse-profile: ACK, data frame, user and other"
+	"0:ack_tx 0.0 50.0;tx_frame 50.0 25.0;user 0.0 25.0;other 50.0 0.0;" "wakeups-live --parse-profile: ACKs (under __tcp_send_ack, tcp_recvmsg_locked), data frames (under tcp_write_xmit), user and other"
 grep -q '^#   (other: the largest is mystery_fn, 1 samples)$' "$T/prof.out" && ok || bad "wakeups-live --parse-profile: other's largest: $(tail -3 "$T/prof.out")"
+# --parse-folded: the model's side, from tcpsim run --folded-cpus lines
+cat >"$T/model.folded" <<'FOLDED'
+sender+receiver:h;cpu0;process;tcp/ip;syscall 300
+sender+receiver:h;cpu0;softirq;tcp/ip;tx_frame 100
+sender+receiver:h;cpu1;process;etc;poll 50
+sender+receiver:h;cpu1;process;data_copy;copy_xcpu 150
+sender+receiver:h;cpu2;process;etc;poll 999
+FOLDED
+bash $WL --parse-folded "$T/model.folded" >"$T/fold.out" 2>"$T/err"
+expect_eq "$?:$(awk '$2 ~ /^[a-z_]+$/ && $3 ~ /^[0-9.]+$/ { print $2, $3, $4 }' "$T/fold.out" | tr '\n' ';')" \
+	"0:syscall 75.0 0.0;poll 0.0 25.0;tx_frame 25.0 0.0;copy_xcpu 0.0 75.0;" "wakeups-live --parse-folded: each CPU's keys as shares"
+printf 'sender:h;softirq;tcp/ip;tx_frame 100\n' >"$T/host.folded"
+expect_fail "wakeups-live --parse-folded of stacks without cpuN" 1 "not a tcpsim --folded-cpus line" bash $WL --parse-folded "$T/host.folded"
 expect_fail "wakeups-live --gaps --profile" 2 "one at a time" bash $WL --gaps --profile
+expect_fail "wakeups-live --perf-script without --profile" 2 "--perf-script: only with --profile" bash $WL --perf-script "$T"
+expect_fail "wakeups-live --perf-script into a missing directory" 2 "not a writable directory" bash $WL --profile --perf-script "$T/no/such"
 expect_fail "wakeups-live --gaps --startup" 2 "one at a time" bash $WL --gaps --startup 10
 expect_fail "wakeups-live --startup 0" 2 "--startup '0': not a whole number of ms" bash $WL --startup 0
 expect_fail "wakeups-live --startup-step 0" 2 "--startup-step '0'" bash $WL --startup 10 --startup-step 0
