@@ -32,49 +32,8 @@
  *    moves, so choosing among four children costs no mispredicted branch.
  *    (__int128 is a GCC/Clang extension; util.h already assumes those.)
  *
- * Measured with tests/bench_engine against the first version (binary heap
- * of whole 48-byte events, kept in bench_engine.c as "ref"), hold model,
- * median rounds, on a shared 2-vCPU EPYC VM, GCC 12 -O2: the heap alone of
- * 24-byte keys gave N = 1000: 1.8x ref (27 M events/s), 16-byte keys 1.85x;
- * with the buckets 2.6x (39 M events/s); N = 1000 with 64 timers re-armed
- * per event: 4.2x, 5.4x with the buckets; N = 100000 (the ring holds a
- * small part): 1.8x either way.  Tried and measured slower at N = 1000: an
- * 8-ary heap (0.89x the 4-ary), two levels a step (0.79x), the pop's hole
- * filled top-down by the next push (0.78x), comparing t alone with a
- * branch on ties (0.5x), a radix heap (0.73x).  The event path runs near
- * 3.7 instructions a cycle, so instructions count: a push is one function
- * (evq_insert and below forced inline) and the pop keeps the heap's
- * removal and the timer cases out of line, which saves their registers'
- * saves and restores on the common path; a growth is a tail call and the
- * width is judged after a pop, so no argument has to outlive a call, and
- * a pop whose first key is a timer's hands over to pop_timers: 335 -> 278
- * instructions per event (valgrind, hold N=1000), 2.6x -> 2.8x ref.  Since
- * a timer that fires as armed (a CPU's queued chunk end: most pops of a
- * wire run) is taken on the plain path too and only the entries that
- * pass (re-armed or cancelled) go to pop_timers: bench/100g-1500.cfg
- * 722.9 -> 713.3 M instructions, hold N=1000 unchanged within noise.
- * The pop's bucket path was then bound by latency, not instructions: each
- * pop waits for the bmin the one before it found.  Finding it from the
- * keys as read before the stores that take the old one out, picked by
- * index (bkt_take), and key_none standing in for an empty heap or ring
- * (first_key, evq_place): hold N=1000 1.09x (bench_engine, taskset -c 1,
- * medians of three runs interleaved with the old binary: 48.8 -> 53.3 M
- * events/s; 1.08x and 1.10x in two later sessions), although it runs 6%
- * more instructions (557 -> 591 M for 2 M events, valgrind); the +timers
- * row 1.07-1.14x, N=100000 unchanged; bench/10g-1500-128k.cfg 0.5% more
- * instructions, evq_pop_until's share of its samples 7.8% -> 5.0%, but its
- * wall time moved with where the link put the functions after this file:
- * -4% to +5% over four sessions, 1% faster when both builds align every
- * function to 64 bytes (-falign-functions=64).
- * Tried and slower: each bucket's line kept sorted, so the pop reads its
- * next key without comparing (0.85x: the push must then read its line,
- * which is rarely in L1, where an append only writes it), a bit per used
- * key in place of the count (0.98x), bcnt scanned eight buckets a word in
- * place of bmap (0.9x: a word read just after a byte of it was written is
- * not forwarded), prefetching the next bmin's slot or the next line (no
- * change).
- * Ratios, because absolute rates on these machines move by tens of
- * percent.
+ * How each choice was measured, and the shapes tried and found slower:
+ * docs/bench.md, "The event queue, measured".
  */
 #include "evq.h"
 
