@@ -676,11 +676,8 @@ static void fill_cpu_cycles(const struct sim *sim, struct cpu_cycles *cc)
 	int rows = 0;
 
 	cc->nhosts = sim->nhosts;
-	for (int h = 0; h < sim->nhosts; h++) {
-		cc->first[h] = rows;
-		cc->ncpus[h] = sim->hosts[h].ncpus;
-		rows += sim->hosts[h].ncpus;
-	}
+	for (int h = 0; h < sim->nhosts; h++)
+		rows += cc->ncpus[h] = sim->hosts[h].ncpus;
 	cc->cycles = xcalloc((size_t)rows, sizeof(*cc->cycles));
 	for (int h = 0; h < sim->nhosts; h++) {
 		const struct host *hh = &sim->hosts[h];
@@ -688,7 +685,7 @@ static void fill_cpu_cycles(const struct sim *sim, struct cpu_cycles *cc)
 			const struct cpu *c = &hh->cpus[i];
 			for (int x = 0; x < CTX_N; x++)
 				for (int k = 0; k < COST_N; k++)
-					cc->cycles[cc->first[h] + i][x][k] =
+					cpu_cycles_row(cc, h, i)[x][k] =
 						(c->acct.ctx_cost_ns[x][k] - c->mark.ctx_cost_ns[x][k]) * hh->cfg->ghz;
 		}
 	}

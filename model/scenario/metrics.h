@@ -206,14 +206,19 @@ struct metrics {
 
 /* Each CPU's cycles over the measured interval by context (hardirq,
  * softirq, process) and cost key, for `tcpsim run --folded F --folded-cpus`:
- * the split struct metrics sums per host.  CPU i of host h is row
- * first[h] + i of cycles[row][3][COST_N]. */
+ * the split struct metrics sums per host.  The rows are host 0's CPUs,
+ * then host 1's (cpu_cycles_row). */
 struct cpu_cycles {
 	int nhosts;
 	int ncpus[2];
-	int first[2];
 	double (*cycles)[3][COST_N]; /* ncpus[0] + ncpus[1] rows, or NULL */
 };
+
+/* The row of CPU i of host h */
+static inline double (*cpu_cycles_row(const struct cpu_cycles *cc, int h, int i))[COST_N]
+{
+	return cc->cycles[(h ? cc->ncpus[0] : 0) + i];
+}
 
 void cpu_cycles_free(struct cpu_cycles *cc);
 

@@ -515,6 +515,17 @@ static void folded_frame(FILE *f, const char *s)
 		fputc(*s == ';' || *s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' ? '_' : *s, f);
 }
 
+/* One line: ROLE:HOST[;cpuN];CONTEXT;CATEGORY;KEY CYCLES (cpu < 0: none) */
+static void folded_line(FILE *f, const struct scenario *sc, int h, int cpu, int x, int k, long long cyc)
+{
+	folded_frame(f, host_role(sc, h));
+	fputc(':', f);
+	folded_frame(f, sc->host[h].name);
+	if (cpu >= 0)
+		fprintf(f, ";cpu%d", cpu);
+	fprintf(f, ";%s;%s;%s %lld\n", ctx_names[x], costcat_name(costcat_table[k].cat), cost_table[k].key, cyc);
+}
+
 int report_folded(FILE *f, const struct scenario *sc, const struct metrics *m)
 {
 	for (int h = 0; h < host_count(sc); h++) {
@@ -523,13 +534,8 @@ int report_folded(FILE *f, const struct scenario *sc, const struct metrics *m)
 		for (int x = 0; x < 3; x++)
 			for (int k = 0; k < COST_N; k++) {
 				long long cyc = llround(m->host_ctx_cost_pct[h][x][k] * cycles_per_pct);
-				if (cyc <= 0)
-					continue;
-				folded_frame(f, host_role(sc, h));
-				fputc(':', f);
-				folded_frame(f, sc->host[h].name);
-				fprintf(f, ";%s;%s;%s %lld\n", ctx_names[x], costcat_name(costcat_table[k].cat),
-					cost_table[k].key, cyc);
+				if (cyc > 0)
+					folded_line(f, sc, h, -1, x, k, cyc);
 			}
 	}
 	return stream_status(f);
@@ -544,14 +550,9 @@ int report_folded_cpus(FILE *f, const struct scenario *sc, const struct cpu_cycl
 		for (int i = 0; i < cc->ncpus[h]; i++)
 			for (int x = 0; x < 3; x++)
 				for (int k = 0; k < COST_N; k++) {
-					long long cyc = llround(cc->cycles[cc->first[h] + i][x][k]);
-					if (cyc <= 0)
-						continue;
-					folded_frame(f, host_role(sc, h));
-					fputc(':', f);
-					folded_frame(f, sc->host[h].name);
-					fprintf(f, ";cpu%d;%s;%s;%s %lld\n", i, ctx_names[x],
-						costcat_name(costcat_table[k].cat), cost_table[k].key, cyc);
+					long long cyc = llround(cpu_cycles_row(cc, h, i)[x][k]);
+					if (cyc > 0)
+						folded_line(f, sc, h, i, x, k, cyc);
 				}
 	return stream_status(f);
 }
