@@ -640,6 +640,38 @@ bash $WL --parse-profile "$T/perf-keys.txt" >"$T/prof.out" 2>"$T/err"
 expect_eq "$?:$(sed -n '/by tcpsim cost key/,$p' "$T/prof.out" | awk '$2 ~ /^[a-z_]+$/ && $3 ~ /^[0-9.]+$/ { print $2, $3, $4 }' | tr '\n' ';')" \
 	"0:ack_tx 0.0 50.0;tx_frame 50.0 25.0;user 0.0 25.0;other 50.0 0.0;" "wakeups-live --parse-profile: ACKs (under __tcp_send_ack, tcp_recvmsg_locked), data frames (under tcp_write_xmit), user and other"
 grep -q '^#   (other: the largest is mystery_fn, 1 samples)$' "$T/prof.out" && ok || bad "wakeups-live --parse-profile: other's largest: $(tail -3 "$T/prof.out")"
+# the reader's copy: its bytes (_copy_to_iter) are recv_copy_byte; the walk
+# over the fragments and hardened usercopy's check are the read()'s own
+cat >"$T/perf-copy.txt" <<'PERF'
+iperf3 [001]
+	ffffffff81000021 _copy_to_iter
+	ffffffff81000022 simple_copy_to_iter
+	ffffffff81000023 __skb_datagram_iter
+	ffffffff81000024 skb_copy_datagram_iter
+	ffffffff81000013 tcp_recvmsg_locked
+	ffffffff81000008 ksys_read
+
+iperf3 [001]
+	ffffffff81000025 __virt_addr_valid
+	ffffffff81000026 __check_object_size
+	ffffffff81000022 simple_copy_to_iter
+	ffffffff81000023 __skb_datagram_iter
+	ffffffff81000024 skb_copy_datagram_iter
+	ffffffff81000013 tcp_recvmsg_locked
+	ffffffff81000008 ksys_read
+
+iperf3 [001]
+	ffffffff81000023 __skb_datagram_iter
+	ffffffff81000024 skb_copy_datagram_iter
+	ffffffff81000013 tcp_recvmsg_locked
+	ffffffff81000008 ksys_read
+
+iperf3 [000]
+	ffffffff81000004 ksys_write
+PERF
+bash $WL --parse-profile "$T/perf-copy.txt" >"$T/prof.out" 2>"$T/err"
+expect_eq "$?:$(sed -n '/by tcpsim cost key/,$p' "$T/prof.out" | awk '$2 ~ /^[a-z_]+$/ && $3 ~ /^[0-9.]+$/ { print $2, $3, $4 }' | tr '\n' ';')" \
+	"0:syscall 100.0 66.7;recv_copy_byte 0.0 33.3;" "wakeups-live --parse-profile: the reader's byte copy apart from its fragment walk and usercopy check"
 # --parse-folded: the model's side, from tcpsim run --folded-cpus lines
 cat >"$T/model.folded" <<'FOLDED'
 sender+receiver:h;cpu0;process;tcp/ip;syscall 300
