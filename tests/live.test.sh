@@ -349,8 +349,8 @@ expect_eq "$(grep -c '^m-lo-' "$T/plan")" 96 "loopback points"
 expect_eq "$(grep -c 'app.test=TCP_STREAM;link.mtu=[0-9]*;offload.tso=o[nf]*;offload.gso=' "$T/plan")" 80 "stream, pinned apart: 4 sizes x 5 MTUs x TSO x GSO"
 expect_eq "$(grep -c -- '-sendfile	.*app.test=TCP_SENDFILE' "$T/plan")" 12 "sendfile points"
 expect_eq "$(grep -c -- '-rcpu0	.*app.recv_cpu=0;.*app.send_cpu=0' "$T/plan")" 4 "pinned together, both CPUs in the overrides"
-expect_eq "$(grep -v '^#' "$T/plan" | sed -n 1p | tr '\t' ' ')" "m-lo-mtu1500-tso_on-gso_on-send4K scenarios/live/m-lo.cfg app.test=TCP_STREAM;link.mtu=1500;offload.tso=on;offload.gso=on;app.send_size=4K;app.recv_size=4K" "first point"
-expect_eq "$(tail -1 "$T/plan" | tr '\t' ' ')" "m-veth-mtu9000-tso_off-gro_off scenarios/live/m-veth.cfg app.send_size=64K;link.mtu=9000;offload.tso=off;offload.gro=off;app.recv_size=64K" "last point"
+expect_eq "$(grep -v '^#' "$T/plan" | sed -n 1p | tr '\t' ' ')" "m-lo-mtu1500-tso_on-gso_on-send4K scenarios/live/m-lo.cfg offload.gro=on;app.test=TCP_STREAM;link.mtu=1500;offload.tso=on;offload.gso=on;app.send_size=4K;app.recv_size=4K" "first point"
+expect_eq "$(tail -1 "$T/plan" | tr '\t' ' ')" "m-veth-mtu9000-tso_off-gro_off scenarios/live/m-veth.cfg offload.gso=on;app.send_size=64K;link.mtu=9000;offload.tso=off;offload.gro=off;app.recv_size=64K" "last point"
 grep -q '^# 104 points, 3..5 good runs each of 3 s, cc cubic (unpaced' "$T/plan" && ok || bad "plan header: $(head -1 "$T/plan")"
 # the paced set: its own ids, tcp.pacing=on, its own default file
 $ML --dry-run --machine m --paced >"$T/plan" 2>"$T/err"
@@ -358,7 +358,11 @@ expect_eq "$(grep -vc '^#' "$T/plan")" 12 "the paced set"
 expect_eq "$(grep -v '^#' "$T/plan" | grep -vc -- '-paced	.*;tcp.pacing=on$')" 0 "every paced point says so"
 grep -q '^# output: validation/live/m-paced.csv' "$T/plan" && ok || bad "paced default output: $(sed -n 2p "$T/plan")"
 $ML --dry-run --machine m --topology lo --set app.recv_cpu=1 --vary app.test=TCP_STREAM,TCP_SENDFILE >"$T/plan"
-expect_eq "$(grep -v '^#' "$T/plan" | cut -f1,3 | tr '\t\n' '  ')" "m-lo-stream app.recv_cpu=1;app.test=TCP_STREAM;app.send_cpu=0 m-lo-sendfile app.recv_cpu=1;app.test=TCP_SENDFILE;app.send_cpu=0 " "app.test and app.recv_cpu"
+expect_eq "$(grep -v '^#' "$T/plan" | cut -f1,3 | tr '\t\n' '  ')" "m-lo-stream link.mtu=65536;offload.tso=on;offload.gso=on;offload.gro=on;app.recv_cpu=1;app.test=TCP_STREAM;app.send_cpu=0 m-lo-sendfile link.mtu=65536;offload.tso=on;offload.gso=on;offload.gro=on;app.recv_cpu=1;app.test=TCP_SENDFILE;app.send_cpu=0 " "app.test and app.recv_cpu"
+# a device key a point does not set is put back to its topology's default
+# (the scenario's), not left as the point before set it
+$ML --dry-run --machine m --topology lo --set link.mtu=16436 --set offload.tso=off --vary app.send_size=64K --topology lo --vary app.send_size=16K --topology veth --vary app.send_size=64K >"$T/plan"
+expect_eq "$(grep -v '^#' "$T/plan" | cut -f3 | tr '\n' ' ')" "offload.gso=on;offload.gro=on;link.mtu=16436;offload.tso=off;app.send_size=64K;app.recv_size=64K link.mtu=65536;offload.tso=on;offload.gso=on;offload.gro=on;app.send_size=16K;app.recv_size=16K link.mtu=1500;offload.tso=on;offload.gso=on;offload.gro=off;app.send_size=64K;app.recv_size=64K " "device keys a point does not set, at the topology's defaults"
 expect_fail "measure-live bad app.test" 2 "app.test: 'UDP_STREAM' is not TCP_STREAM or TCP_SENDFILE" $ML --dry-run --topology lo --vary app.test=UDP_STREAM
 expect_fail "measure-live bad app.recv_cpu" 2 "app.recv_cpu: '4096' is not a CPU" $ML --dry-run --topology lo --set app.recv_cpu=4096
 $ML --dry-run --machine m --topology lo --vary link.mtu=1500,9000 --vary offload.gro=on,off >"$T/plan"
