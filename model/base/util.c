@@ -38,6 +38,14 @@ void *xrealloc(void *p, size_t n)
 	return q;
 }
 
+void *xaligned_alloc(size_t align, size_t n)
+{
+	void *p = aligned_alloc(align, n ? n : align);
+	if (!p)
+		oom(n);
+	return p;
+}
+
 char *xstrdup(const char *s)
 {
 	size_t n = strlen(s) + 1;

@@ -1,10 +1,10 @@
 /*
  * util: the one memory policy and the invariant check.
  *
- * Allocation never fails visibly: xmalloc/xcalloc/xrealloc abort with a
- * message, so callers need no NULL checks.  INVARIANT() is for broken
- * internal state only (never for user input): it prints file, line and the
- * failed expression and aborts.  User errors go through struct tcpsim_err
+ * Allocation never fails visibly: xmalloc/xcalloc/xrealloc/xaligned_alloc
+ * abort with a message, so callers need no NULL checks.  INVARIANT() is
+ * for broken internal state only (never for user input): it prints file,
+ * line and the failed expression and aborts.  User errors go through struct tcpsim_err
  * (err.h) and a non-zero status instead.
  */
 #ifndef TCPSIM_UTIL_H
@@ -17,6 +17,9 @@
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
+/* n bytes at an address that is a multiple of align (a power of two; n a
+ * multiple of it, as aligned_alloc wants); free() frees them. */
+void *xaligned_alloc(size_t align, size_t n);
 char *xstrdup(const char *s);
 
 /* s is, whole, a finite number in strtod's syntax (no trailing characters,
