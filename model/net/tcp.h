@@ -246,8 +246,15 @@ struct tcp_conn {
 	uint64_t snd_wnd_end;        /* right edge of the peer's window */
 	uint64_t snd_sml;            /* end of the last short segment sent (Minshall) */
 	uint32_t max_window;         /* largest window the peer advertised */
+	/* send_head->len, or 0: not read yet (tcp_output.c's send_head_len
+	 * reads it then); always 0 while send_head is the tail, whose len is
+	 * write_seq - snd_nxt.  Most pushes find the windows closed and stop;
+	 * with this copy, snd_nxt (send_head->seq) and wq.tail (send_head is
+	 * the tail when they are equal) they read no skb, whose line is
+	 * cold.  Whoever moves send_head or changes its len sets it. */
+	uint32_t send_head_len;
 	struct skb_list wq;          /* write queue: sent-unacked, then unsent */
-	struct skb *send_head;       /* first unsent skb in wq */
+	struct skb *send_head;       /* first unsent skb in wq; its seq is snd_nxt */
 	int64_t wmem_queued, sndbuf;
 	bool sndbuf_locked;          /* SO_SNDBUF set: no autotuning */
 	double snd_cwnd;             /* segments */

@@ -50,6 +50,8 @@ uint32_t tcp_send_append(struct sim *sim, struct cpu *c, struct tcp_conn *tc, ui
 	n = (uint32_t)goal - tail->len;
 	if (n > bytes)
 		n = bytes;
+	INVARIANT(tail != tc->send_head || tc->send_head_len == 0, "conn %d: send_head_len %u kept for the tail",
+		  tc->id, tc->send_head_len);
 	tail->len += n;
 	tail->truesize += (int)n;
 	tc->wmem_queued += n;
@@ -72,6 +74,8 @@ void tcp_split_skb(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct s
 	rest->len = moved;
 	rest->truesize += (int)moved;
 	skb->len = len;
+	if (skb == tc->send_head)
+		tc->send_head_len = len;
 	skb->truesize -= (int)moved;
 	tc->wmem_queued += sim->sc->skb_overhead_bytes;
 	rest->next = skb->next;
@@ -209,12 +213,12 @@ static bool nagle_holds(const struct tcp_conn *tc)
  * when a full GSO frame or a third of the window (tcp_tso_win_divisor 3)
  * can go and defers otherwise (its two-tick limit is not modelled: the
  * next ACK or write decides again). */
-static bool tail_waits(const struct tcp_conn *tc, const struct skb *skb, int64_t quota, int64_t wnd_left)
+static bool tail_waits(const struct tcp_conn *tc, uint32_t len, int64_t quota, int64_t wnd_left)
 {
 	int64_t limit, chunk, full;
 
-	if (skb->len <= (uint32_t)tc->mss_bytes)
-		return skb->len < (uint32_t)tc->mss_bytes && nagle_holds(tc);
+	if (len <= (uint32_t)tc->mss_bytes)
+		return len < (uint32_t)tc->mss_bytes && nagle_holds(tc);
 	limit = min64(wnd_left, quota * tc->mss_bytes);
 	/* a full frame can go: sk_gso_max_size in 3.x, max_segs * mss since
 	 * autosizing moved to transmit (4.0) */
@@ -413,6 +417,19 @@ void tcp_chrono_read(const struct tcp_conn *tc, sim_ns now, sim_ns *busy, sim_ns
 	}
 }
 
+/* send_head's len without its skb where the connection knows it: the
+ * tail ends at write_seq; another's is the connection's copy (tcp.h),
+ * read from the skb when there is none, so of the pushes that stop for
+ * the windows after send_head moves only the first reads its line. */
+static uint32_t send_head_len(struct tcp_conn *tc)
+{
+	if (tc->send_head == tc->wq.tail)
+		return (uint32_t)(tc->write_seq - tc->snd_nxt);
+	if (tc->send_head_len == 0)
+		tc->send_head_len = tc->send_head->len;
+	return tc->send_head_len;
+}
+
 void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tail)
 {
 	struct skb *skb;
@@ -423,9 +440,12 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 			break;
 		int64_t in_flight = (int64_t)tcp_segs_of(tc, tc->snd_nxt - tc->snd_una);
 		int64_t quota = (int64_t)tc->snd_cwnd - in_flight;
-		int64_t wnd_left = (int64_t)tc->snd_wnd_end - (int64_t)skb->seq;
+		/* send_head starts at snd_nxt; the exits up to the split read
+		 * the connection, not the skb (tcp.h: send_head_len) */
+		int64_t wnd_left = (int64_t)tc->snd_wnd_end - (int64_t)tc->snd_nxt;
 		int64_t limit;
-		bool is_tail = skb->next == NULL;
+		bool is_tail = skb == tc->wq.tail;
+		uint32_t len;
 		struct skb *clone;
 		sim_ns tx_ns;
 
@@ -438,11 +458,11 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 		/* a short tail: mid-call it waits for the rest of the call's data
 		 * (only full frames go, tcp_push_one); at the end of the call
 		 * Nagle or TSO deferral decide */
-		if (is_tail && skb->len < (uint32_t)current_size_goal(tc) &&
-		    (!push_tail || tail_waits(tc, skb, quota, wnd_left))) {
+		if (is_tail && send_head_len(tc) < (uint32_t)current_size_goal(tc) &&
+		    (!push_tail || tail_waits(tc, send_head_len(tc), quota, wnd_left))) {
 			/* a deferral the window decides counts as rwnd-limited
 			 * (4.20+, 41727549de3e) */
-			rwnd_stop = push_tail && wnd_left < quota * tc->mss_bytes && wnd_left <= (int64_t)skb->len;
+			rwnd_stop = push_tail && wnd_left < quota * tc->mss_bytes && wnd_left <= (int64_t)send_head_len(tc);
 			break;
 		}
 		if (wnd_left <= 0) {
@@ -453,14 +473,15 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 			tc->tsq_throttled = true;
 			break;
 		}
+		len = send_head_len(tc);
 		/* TSO autosizing (tcp_tso_segs): at most max_segs per frame */
-		limit = min64(min64(min64(skb->len, quota * tc->mss_bytes), wnd_left),
+		limit = min64(min64(min64(len, quota * tc->mss_bytes), wnd_left),
 			      (int64_t)min64(tcp_tso_segs(tc), INT32_MAX) * tc->mss_bytes);
 		/* tcp_mss_split_point: the tail's short last segment may wait */
-		if (is_tail && limit == (int64_t)skb->len && limit > tc->mss_bytes && limit % tc->mss_bytes &&
+		if (is_tail && limit == (int64_t)len && limit > tc->mss_bytes && limit % tc->mss_bytes &&
 		    nagle_holds(tc))
 			limit = limit / tc->mss_bytes * tc->mss_bytes;
-		if (limit < (int64_t)skb->len) {
+		if (limit < (int64_t)len) {
 			if (limit >= tc->mss_bytes)
 				limit = limit / tc->mss_bytes * tc->mss_bytes;
 			else if (tc->snd_nxt > tc->snd_una) {
@@ -469,8 +490,13 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 			}
 			if (limit == quota * tc->mss_bytes && limit < wnd_left)
 				tc->cwnd_limited = true;
-			tcp_split_skb(sim, c, tc, skb, (uint32_t)limit);
 		}
+		/* it sends: what the connection said of the skb is the skb's */
+		INVARIANT(skb->seq == tc->snd_nxt && skb->len == len && (skb->next == NULL) == is_tail,
+			  "conn %d: send_head seq %llu len %u, snd_nxt %llu send_head_len %u", tc->id,
+			  (unsigned long long)skb->seq, skb->len, (unsigned long long)tc->snd_nxt, len);
+		if (limit < (int64_t)len)
+			tcp_split_skb(sim, c, tc, skb, (uint32_t)limit);
 		/* the skb's time (skb_mstamp_ns) is its departure: for a socket
 		 * sch_fq paces, the EDT it leaves the qdisc at, so RTT and
 		 * delivery-rate samples leave out the pacing wait */
@@ -482,6 +508,7 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 		if (skb->len % (uint32_t)tc->mss_bytes)
 			tc->snd_sml = tc->snd_nxt; /* tcp_minshall_update */
 		tc->send_head = skb->next;
+		tc->send_head_len = 0;
 		skb_prefetch(tc->send_head); /* the next ACK's push sends it */
 		clone = skb_clone(sim, skb);
 		clone->ts_at = tc->ts_recent_at; /* TSecr: the receiver's newest TSval */
