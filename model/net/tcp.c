@@ -506,6 +506,10 @@ uint32_t tcp_recv_copy(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint
 
 	if (!skb)
 		return 0;
+	/* a copy that empties skb frees it, and a clone's free reads its
+	 * original's refs (skb_free): the write-queue skb, sent long ago
+	 * and cold.  Its line comes in while this copy is accounted. */
+	__builtin_prefetch(skb->orig);
 	tcp_sock_touch(sim, c, tc, 1);
 	n = skb->len - skb->consumed;
 	if (n > max)
