@@ -738,6 +738,30 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	done
 fi
 
+# --- validation/live/amd-epyc-2cpu-2096-1204-tools: the README's figures ---
+# per-read.sh reads the kept perf scripts (fixed data): its first run's
+# cycles a read and the keys of README's fast-mode column
+D=validation/live/amd-epyc-2cpu-2096-1204-tools
+if command -v xz >/dev/null 2>&1; then
+	sh $D/per-read.sh >"$T/per-read.out" 2>"$T/err"
+	expect_eq "$?:$(sed -n 1p "$T/per-read.out")" "0:== MTU 65536, 4 KB, rep 1 (7,710 Mbit/s): 8740.1 cycles a read" "per-read.sh: the fast run's cycles a read"
+	expect_eq "$(sed -n '2,20p' "$T/per-read.out" | awk '$2 ~ /^(syscall|poll|user|recv_copy_byte)$/ { printf "%s %s;", $2, $3 }')" \
+		"syscall 3339;poll 1634;recv_copy_byte 778;user 2412;" "per-read.sh: the fast run's keys"
+fi
+# by-state.sh: the median |error| by the machine's state, on a made report
+cat >"$T/vlo.txt" <<'VLO'
+h-lo-mtu1500-a   throughput_mbps        100  +-1%   90   -10.0%  no  x
+h-lo-mtu1500-a   snd_rwnd_limited_pct   0    -      0    +0.0%   no  x
+h-lo-mtu1500-b   throughput_mbps        100  +-1%   70   -30.0%  no  x
+h-lo-mtu1500-b   snd_rwnd_limited_pct   99   -      0    -100.0% no  x
+h-lo-mtu9000-c   throughput_mbps        100  +-1%   120  +20.0%  yes x
+h-lo-mtu9000-c   snd_rwnd_limited_pct   10   -      0    -100.0% yes x
+h-lo-mtu9000-d   throughput_mbps        100  +-1%   95   -5.0%   yes x
+h-lo-mtu9000-d   snd_rwnd_limited_pct   0    -      0    +0.0%   yes x
+VLO
+expect_eq "$(sh $D/by-state.sh "$T/vlo.txt" | tr -s ' ' | tr '\n' ';')" \
+	"fitted, reader behind 1 rows, median |error| 30.0%;fitted, writer-bound 1 rows, median |error| 10.0%;held out, writer-bound 2 rows, median |error| 12.5%;" "by-state.sh: by state, fitted and held out"
+
 # --- the scenarios: tcpsim takes them with the overrides a recorded run has --
 # (tcp.pacing=on marks the paced set, and the model takes it as it is)
 for f in validation/live/*.csv; do
