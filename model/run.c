@@ -220,7 +220,8 @@ static void host_init(struct sim *sim, struct host *h, int id, int ntasks, int n
 		lg++;
 	h->sched_factor = 1 + lg; /* SCHED_TUNABLESCALING_LOG, kernel/sched/fair.c */
 	parse_kernel(h, cfg->kernel);
-	h->cpus = xcalloc((size_t)h->ncpus, sizeof(*h->cpus));
+	h->cpus = xaligned_alloc(_Alignof(struct cpu), (size_t)h->ncpus * sizeof(*h->cpus));
+	memset(h->cpus, 0, (size_t)h->ncpus * sizeof(*h->cpus));
 	for (int i = 0; i < h->ncpus; i++) {
 		cpu_init(sim, h, &h->cpus[i], i, ntasks, nconns);
 		h->cpus[i].idle_since = 0;

@@ -75,6 +75,13 @@ static void quantiles_make(void)
 struct rng *rng_new(uint64_t seed, uint64_t stream)
 {
 	struct rng *r = xcalloc(1, sizeof(*r));
+
+	rng_init(r, seed, stream);
+	return r;
+}
+
+void rng_init(struct rng *r, uint64_t seed, uint64_t stream)
+{
 	uint64_t a = seed, b = stream;
 
 	pthread_once(&quantiles_once, quantiles_make);
@@ -84,7 +91,6 @@ struct rng *rng_new(uint64_t seed, uint64_t stream)
 	state_seed(r->s, splitmix64(&a) ^ (splitmix64(&b) * 0xD1B54A32D192ED03ULL));
 	r->gsl.type = &xoshiro_type;
 	r->gsl.state = r;
-	return r;
 }
 
 void rng_free(struct rng *r)

@@ -30,14 +30,18 @@
 #define RNG_QBITS 10
 #define RNG_QN (1u << RNG_QBITS)
 
+/* What every draw reads (s and q) on 40 bytes; the tails' gsl after them. */
 struct rng {
 	uint64_t s[4];         /* xoshiro256+ state */
-	gsl_rng gsl;           /* the same state as a GSL generator (the tails) */
 	const double *q;       /* q[k] = the k/RNG_QN quantile of N(0, 1), k = 1 .. RNG_QN - 1 */
+	gsl_rng gsl;           /* the same state as a GSL generator (the tails) */
 };
 
 /* Stream `stream` of the run seeded with seed (aborts when out of memory). */
 struct rng *rng_new(uint64_t seed, uint64_t stream);
+/* The same stream in *r, a struct rng the caller owns (embedded where its
+ * draws are made: struct cpu); nothing to free. */
+void rng_init(struct rng *r, uint64_t seed, uint64_t stream);
 /* Free r (NULL is a no-op). */
 void rng_free(struct rng *r);
 /* A N(0, 1) draw from the outer interval k (0 or RNG_QN - 1). */

@@ -20,10 +20,15 @@
 #include "sched.h"
 #include "util.h"
 
+/* cpu.h's lines, as laid out there */
+_Static_assert(offsetof(struct cpu, host) == 64 && offsetof(struct cpu, rng) == 128 &&
+		       offsetof(struct cpu, acct) == 192 && _Alignof(struct cpu) == 64,
+	       "struct cpu: the lines a step reads moved");
+
 void cpu_init(struct sim *sim, struct host *h, struct cpu *c, int id, int ntasks_max, int nconns_max)
 {
 	c->host = h;
-	c->rng = rng_new(sim->sc->seed, (uint64_t)h->id << 16 | (uint64_t)id);
+	rng_init(&c->rng, sim->sc->seed, (uint64_t)h->id << 16 | (uint64_t)id);
 	c->id = id;
 	c->running = -1;
 	c->rq = xcalloc((size_t)ntasks_max + 1, sizeof(*c->rq));
@@ -36,7 +41,6 @@ void cpu_init(struct sim *sim, struct host *h, struct cpu *c, int id, int ntasks
 
 void cpu_release(struct cpu *c)
 {
-	rng_free(c->rng);
 	free(c->rq);
 	free(c->timers);
 	free(c->paced);

@@ -37,50 +37,73 @@ struct irq_item {
 
 #define CPU_IRQ_RING 64
 
+/*
+ * Laid out by what a step reads.  With many CPUs nearly every event is
+ * another CPU's and finds its struct cold, so what a dispatch reads from
+ * the queue's pop of its chunk end to the next chunk's start (chunk_tm,
+ * running, the pending work, curr, the step's cost, cpu_charge's stream)
+ * fills the first three cache lines, and acct's per-context sums the
+ * fourth; the rest is read on the paths that need it.  Every struct cpu
+ * starts a cache line (the _Alignas, and host_init's allocation).
+ */
 struct cpu {
-	struct host *host;
-	int id;
-
-	/* execution */
+	/* line 0: the chunk in progress */
+	_Alignas(64) struct evq_timer chunk_tm;
 	int running;                 /* context of the executing chunk, -1 none */
-	sim_ns chunk_end;
-	sim_ns left_ns[CTX_N];       /* saved remainder of a preempted chunk */
-	struct evq_timer chunk_tm;
 	int step_ctx;                /* context charged by the current step */
 	double step_ns;              /* cost of the current step so far */
+	struct task *curr;           /* NULL: idle */
 
-	/* hardirq */
-	struct irq_item irq[CPU_IRQ_RING];
-	uint32_t irq_head, nirq;
-
-	/* softirq: NET_RX over the backlog and the NAPI list, TIMER over fired timers */
+	/* line 1: what cpu_dispatch asks before it picks a step */
+	struct host *host;
+	sim_ns left_ns[CTX_N];       /* saved remainder of a preempted chunk */
+	sim_ns chunk_end;
+	sim_ns idle_since;
+	uint32_t nirq;               /* hardirqs in irq[] */
+	uint32_t ntimers;            /* connections in timers[] */
+	uint32_t npaced;             /* connections in paced[] */
 	bool netrx_pending;
 	bool in_netrx;
-	bool backlog_sched;          /* the backlog's NAPI_STATE_SCHED */
 	/* process context holds softirqs off (local_bh_disable: a socket
 	 * owner draining its backlog in release_sock or its prequeue): what
 	 * is raised meanwhile runs when it ends (local_bh_enable) */
 	bool bh_off;
+	bool need_resched;
+
+	/* line 2: the jitter of the costs charged here, this CPU's own
+	 * stream (rng.h) */
+	struct rng rng;
+	uint32_t nrq;                /* tasks in rq */
+	int slab_free;               /* free skb objects cached on this CPU (see skb.c) */
+
+	/* line 3 on: accounting */
+	struct cpu_acct acct;
+	struct cpu_acct mark;        /* acct at the end of warm-up */
+
+	int id;
+
+	/* hardirq */
+	struct irq_item irq[CPU_IRQ_RING];
+	uint32_t irq_head;
+
+	/* softirq: NET_RX over the backlog and the NAPI list, TIMER over fired timers */
+	bool backlog_sched;          /* the backlog's NAPI_STATE_SCHED */
 	int netrx_budget;
 	struct skb_list backlog;     /* per-CPU input queue (netif_rx) */
 	void **napi;                 /* NAPI instances scheduled on this CPU */
 	uint32_t nnapi;
 	struct tcp_conn **timers;    /* connections whose delayed-ACK timer fired */
-	uint32_t ntimers, timers_cap;
+	uint32_t timers_cap;
 	/* HRTIMER softirq: connections whose pacing timer expired here
 	 * (HRTIMER_MODE_ABS_PINNED_SOFT: the CPU that armed it) */
 	struct tcp_conn **paced;
-	uint32_t npaced;
 	/* skb_attempt_defer_free (5.17+): received skbs allocated here and
 	 * freed by a reader elsewhere, released at the next NET_RX run here
 	 * (skb_defer_free_flush) */
 	struct skb_list defer;
 
 	/* process context: see sched.c */
-	struct task *curr;           /* NULL: idle */
 	struct task **rq;            /* runnable, not running */
-	uint32_t nrq;
-	bool need_resched;
 	sim_ns exec_start;
 	sim_ns slice_end;
 	double min_vruntime;
@@ -90,16 +113,6 @@ struct cpu {
 	uint32_t balance_ms[2];      /* sd->balance_interval */
 	uint32_t balance_failed[2];  /* sd->nr_balance_failed */
 
-	/* the jitter of the costs charged here: this CPU's own stream (rng.h) */
-	struct rng *rng;
-
-	/* memory: free skb objects cached on this CPU (see skb.c) */
-	int slab_free;
-
-	/* accounting */
-	struct cpu_acct acct;
-	struct cpu_acct mark;        /* acct at the end of warm-up */
-	sim_ns idle_since;
 	sim_ns idle_window;          /* how long it polls from idle_since (sched_idle_window) */
 	uint64_t idle_entries;       /* idle entries so far: the window's quasi-random index */
 };
@@ -138,7 +151,7 @@ static inline void cpu_charge(struct sim *sim, struct cpu *c, enum cost_id cost,
 		return;
 	ns = cycles * c->host->ns_per_cycle;
 	if (jitter > 0) {
-		double f = 1.0 + jitter * rng_gaussian(c->rng, 1.0);
+		double f = 1.0 + jitter * rng_gaussian(&c->rng, 1.0);
 		ns *= f < 0.05 ? 0.05 : f;
 	}
 	c->step_ns += ns;
