@@ -377,11 +377,11 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 				out->host_ctx_pct[h][x] += pct(v, cap);
 			}
 			for (int k = 0; k < COST_N; k++)
-				out->host_cat_pct[h][k] += pct(c->acct.cost_ns[k] - c->mark.cost_ns[k], cap);
+				out->host_cat_pct[h][k] += pct(c->acct.cost[k].ns - c->mark.cost[k].ns, cap);
 			for (int x = 0; x < CTX_N; x++)
 				for (int k = 0; k < COST_N; k++)
 					out->host_ctx_cost_pct[h][x][k] +=
-						pct(c->acct.ctx_cost_ns[x][k] - c->mark.ctx_cost_ns[x][k], cap);
+						pct(c->acct.cost[k].ctx_ns[x] - c->mark.cost[k].ctx_ns[x], cap);
 			out->cpu_busy_pct[h][i] = fmin(100.0, pct(cb, secs * 1e9));
 			busy += cb;
 		}
@@ -687,7 +687,7 @@ static void fill_cpu_cycles(const struct sim *sim, struct cpu_cycles *cc)
 			for (int x = 0; x < CTX_N; x++)
 				for (int k = 0; k < COST_N; k++)
 					cpu_cycles_row(cc, h, i)[x][k] =
-						(c->acct.ctx_cost_ns[x][k] - c->mark.ctx_cost_ns[x][k]) * hh->cfg->ghz;
+						(c->acct.cost[k].ctx_ns[x] - c->mark.cost[k].ctx_ns[x]) * hh->cfg->ghz;
 		}
 	}
 }

@@ -184,7 +184,7 @@ static double frag_charges(const char *kernel, enum cost_id k, uint64_t *pages)
 	skb_frag_release(&p.sim, p.c, &pf, 4 * 32768);
 	per = p.c->host->cfg->cost_cycles[k];
 	assert_true(per > 0);
-	cyc = p.c->acct.cost_ns[k] / p.c->host->ns_per_cycle;
+	cyc = p.c->acct.cost[k].ns / p.c->host->ns_per_cycle;
 	*pages = k == COST_PAGE_ALLOC ? p.sim.cnt.pgalloc : p.sim.cnt.pgfree;
 	sim_release(&p.sim);
 	return cyc / per;

@@ -102,11 +102,16 @@ struct counters {
 	} host[2];
 };
 
-/* Per-CPU accounting, in ns; snapshotted at the end of warm-up. */
+/* Per-CPU accounting, in ns; snapshotted at the end of warm-up.  A charge
+ * (cpu_charge) adds to its context's sum and to its cost's record: the
+ * cost's total beside its split by context, 32 bytes that share one cache
+ * line. */
 struct cpu_acct {
 	double ctx_ns[CTX_N];
-	double cost_ns[COST_N];
-	double ctx_cost_ns[CTX_N][COST_N]; /* the same split by context (costcat.h's roles) */
+	struct cost_acct {
+		_Alignas(32) double ns;  /* the cost's total */
+		double ctx_ns[CTX_N];    /* the same split by context (costcat.h's roles) */
+	} cost[COST_N];
 	/* what /proc/softirqs and /proc/interrupts count on this CPU */
 	double netrx;                /* NET_RX handler runs */
 	double hrtimer;              /* HRTIMER softirq runs */

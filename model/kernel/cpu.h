@@ -156,8 +156,8 @@ static inline void cpu_charge(struct sim *sim, struct cpu *c, enum cost_id cost,
 	}
 	c->step_ns += ns;
 	c->acct.ctx_ns[c->step_ctx] += ns;
-	c->acct.cost_ns[cost] += ns;
-	c->acct.ctx_cost_ns[c->step_ctx][cost] += ns;
+	c->acct.cost[cost].ns += ns;
+	c->acct.cost[cost].ctx_ns[c->step_ctx] += ns;
 }
 
 /* Run the next step(s) on c if it is between chunks.  Only as an event
