@@ -582,8 +582,10 @@ int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 		sim->dev->init(sim);
 	rh = sim->nhosts - 1;
 
-	sim->tasks = xcalloc((size_t)sim->ntasks, sizeof(*sim->tasks));
-	sim->apps = xcalloc((size_t)sim->ntasks, sizeof(*sim->apps));
+	sim->tasks = xaligned_alloc(_Alignof(struct task), (size_t)sim->ntasks * sizeof(*sim->tasks));
+	memset(sim->tasks, 0, (size_t)sim->ntasks * sizeof(*sim->tasks));
+	sim->apps = xaligned_alloc(_Alignof(struct app_state), (size_t)sim->ntasks * sizeof(*sim->apps));
+	memset(sim->apps, 0, (size_t)sim->ntasks * sizeof(*sim->apps));
 	for (int i = 0; i < sim->ntasks; i++)
 		sim->tasks[i].app = &sim->apps[i];
 	sim->conns = xcalloc((size_t)sim->nconns, sizeof(*sim->conns));

@@ -17,9 +17,9 @@
 #include "sched.h" /* struct app_ops: what a task runs */
 
 /* A program's own state, one per task (sim_init allocates them; each
- * task's `app` points to its own). */
+ * task's `app` points to its own), each on a cache line of its own. */
 struct app_state {
-	int64_t call_left;          /* sender: bytes left in this send call */
+	_Alignas(64) int64_t call_left; /* sender: bytes left in this send call */
 	int64_t call_done;          /* receiver: bytes copied in this recv call */
 	int sends_since_select;     /* iperf3's sender: write()s since its last select() */
 	bool in_select;             /* iperf3's receiver: in select(), its read() not begun */

@@ -50,22 +50,27 @@ struct app_ops {
 	enum app_result (*step)(struct sim *sim, struct cpu *c, struct task *t); /* required */
 };
 
+/* The fields a step reads (sched_process_step, the app's step, sched_block)
+ * on the first cache line; every struct task starts one (the _Alignas, and
+ * sim_init's allocation). */
 struct task {
-	int id;
-	char name[24];
-	struct host *host;
-	struct cpu *cpu;            /* CPU it runs or last ran on */
-	int pinned_cpu;             /* -1: any */
-	enum task_state state;
-	double vruntime_ns;
-	const struct app_ops *ops;
+	/* line 0 */
+	_Alignas(64) const struct app_ops *ops;
 	struct tcp_conn *conn;
+	struct app_state *app;      /* the program's own state (app.h), owned by app.c */
+	struct cpu *cpu;            /* CPU it runs or last ran on */
+	enum task_state state;
 	bool in_call;               /* inside a system call on its socket: the socket is
 	                             * owned by the user (sock_owned_by_user) */
-	struct app_state *app;      /* the program's own state (app.h), owned by app.c */
+	int pinned_cpu;             /* -1: any */
+	double vruntime_ns;
+	struct host *host;
+	/* line 1 */
 	sim_ns sleep_ns, sleep_start;
 	sim_ns last_ran;            /* when it last stopped running (se.exec_start) */
 	sim_ns enqueued_at;         /* last enqueue (wakeup, start, migration) */
+	int id;
+	char name[24];
 };
 
 void sched_start_task(struct sim *sim, struct task *t, struct cpu *c);
