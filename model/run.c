@@ -588,7 +588,8 @@ int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 	memset(sim->apps, 0, (size_t)sim->ntasks * sizeof(*sim->apps));
 	for (int i = 0; i < sim->ntasks; i++)
 		sim->tasks[i].app = &sim->apps[i];
-	sim->conns = xcalloc((size_t)sim->nconns, sizeof(*sim->conns));
+	sim->conns = xaligned_alloc(_Alignof(struct tcp_conn), (size_t)sim->nconns * sizeof(*sim->conns));
+	memset(sim->conns, 0, (size_t)sim->nconns * sizeof(*sim->conns));
 	for (int i = 0; i < sc->instances; i++) {
 		struct tcp_conn *tc = &sim->conns[i];
 		struct task *snd = &sim->tasks[2 * i], *rcv = &sim->tasks[2 * i + 1];

@@ -220,8 +220,11 @@ union tcp_cc_priv {
  * _RWND_LIMITED; SNDBUF_LIMITED is not kept) */
 enum tcp_chrono_type { CHRONO_IDLE, CHRONO_BUSY, CHRONO_RWND };
 
+/* Every struct tcp_conn starts a cache line (the _Alignas, and sim_init's
+ * allocation), so the lines a step reads are the same for every
+ * connection. */
 struct tcp_conn {
-	int id;
+	_Alignas(64) int id;
 	struct sim *sim;
 	struct host *snd_host, *rcv_host;
 	struct task *sender, *receiver;
@@ -260,6 +263,14 @@ struct tcp_conn {
 	double snd_cwnd;             /* segments */
 	double snd_ssthresh;
 	bool cwnd_limited;
+	/* what every push reads besides the windows, here beside them: the
+	 * pacing state (see RTT and pacing below) and TCP Small Queues
+	 * (tcp_small_queue_check, tcp_wfree; 3.6+) */
+	bool pacing_needed;          /* sk_pacing_status = SK_PACING_NEEDED (tcp.pacing, or bbr's init) */
+	bool tsq_throttled;          /* TSQ_THROTTLED: stopped by the limit, a TX completion restarts it */
+	double pacing_Bps;           /* sk_pacing_rate, bytes/s (tcp_update_pacing_rate) */
+	sim_ns wstamp_ns;            /* tcp_wstamp_ns: earliest departure of the next frame */
+	int64_t tsq_bytes;           /* sk_wmem_alloc: truesize of sent skbs in the qdisc or device */
 	/* tcp_chrono (4.10+, 0f87230d1a6c, 5615f88614a4): how long the socket
 	 * had data to send or unacked (busy), and of that how long the
 	 * receiver's window stopped tcp_write_xmit (rwnd_limited) -- what
@@ -276,6 +287,9 @@ struct tcp_conn {
 	/* loss recovery (SACK, FACK, D-SACK undo; tcp_input.c 3.6) */
 	enum tcp_ca_state ca_state;  /* icsk_ca_state: the diagram above */
 	uint64_t high_seq;           /* snd_nxt when recovery began */
+	/* ECN's CWR (below), here where tcp_check_conn reads the states */
+	uint64_t cwr_high_seq;       /* CWR: snd_nxt at the last ECE reduction; none until snd_una passes */
+	bool in_cwr;
 	double prior_cwnd, prior_ssthresh;
 	int undo_retrans;            /* retransmissions not yet reported D-SACKed */
 	bool undo_marker;            /* a reduction that D-SACKs may still undo */
@@ -322,20 +336,13 @@ struct tcp_conn {
 
 	/* RTT and pacing (tcp_rtt_estimator; internal pacing, 4.13+; EDT, 4.20+) */
 	int64_t srtt_us8;            /* tp->srtt_us: smoothed RTT in us, times 8; 0 = no sample yet */
-	double pacing_Bps;           /* sk_pacing_rate, bytes/s (tcp_update_pacing_rate) */
-	sim_ns wstamp_ns;            /* tcp_wstamp_ns: earliest departure of the next frame */
 	uint64_t segs_out;           /* tp->data_segs_out */
 	struct evq_timer pace_tm;    /* tp->pacing_timer */
 	struct cpu *pace_cpu;        /* where it was armed (HRTIMER_MODE_ABS_PINNED_SOFT) */
 	bool pace_armed;
 	bool tsq_deferred;           /* TCP_TSQ_DEFERRED: the timer fired while the writer owned the socket */
-	bool pacing_needed;          /* sk_pacing_status = SK_PACING_NEEDED (tcp.pacing, or bbr's init) */
 	bool pacing_fq;              /* sk_pacing_status = SK_PACING_FQ: sch_fq paces the socket */
 	sim_ns min_rtt_ns;           /* tcp_min_rtt: least RTT sample (TSO autosizing, 5.18+); 0: none */
-
-	/* TCP Small Queues (tcp_small_queue_check, tcp_wfree; 3.6+) */
-	int64_t tsq_bytes;           /* sk_wmem_alloc: truesize of sent skbs in the qdisc or device */
-	bool tsq_throttled;          /* TSQ_THROTTLED: stopped by the limit, a TX completion restarts it */
 
 	/* delivery rate (tcp_rate.c) and ECN (RFC 3168, DCTCP) */
 	uint64_t delivered;          /* tp->delivered: segments delivered (acked) */
@@ -343,8 +350,6 @@ struct tcp_conn {
 	sim_ns first_tx_at;          /* tp->first_tx_mstamp: send time of the flight's first skb */
 	uint64_t app_limited;        /* tp->app_limited: delivered + in flight when the writer ran dry; 0: no */
 	bool ect;                    /* the connection negotiated ECN (the algorithm needs it) */
-	uint64_t cwr_high_seq;       /* CWR: snd_nxt at the last ECE reduction; none until snd_una passes */
-	bool in_cwr;
 	uint32_t ce_rcvd_bytes;      /* receiver: CE-marked bytes since the last ACK (echoed as ECE) */
 };
 
