@@ -152,8 +152,21 @@ expect_eq "$?:$(field "$T/rwnd-agg.csv" id w1 snd_rwnd_limited_pct)" "0:87.25" "
 # --- cpuspeed: the canary ---------------------------------------------------
 "$BIN/cpuspeed" --cpus 0 --ms 1 --rounds 3 >"$T/cs.out" 2>"$T/err"
 expect_eq "$?:$(cat "$T/err")" "0:" "cpuspeed --cpus 0"
-if awk 'NR == 1 && $1 == "cpu" && $2 == 0 && $3 > 0.05 && $3 < 100 && $4 >= 1 { ok = 1 } END { exit !(ok && NR == 1) }' "$T/cs.out"; then ok
+if awk 'NR == 1 && NF == 4 && $1 == "cpu" && $2 == 0 && $3 > 0.05 && $3 < 100 && $4 >= 1 { ok = 1 } END { exit !(ok && NR == 1) }' "$T/cs.out"; then ok
 else bad "cpuspeed: want 'cpu 0 NS RATIO' (NS a plausible ns per step, RATIO >= 1), got: $(cat "$T/cs.out")"; fi
+# --work: one line per CPU and work, in the order asked, the work named last;
+# a system call or a 4 KB copy takes longer than one multiply-add of the
+# chain on any machine.  --together on two threads pinned to one CPU (so
+# that the test needs one CPU) runs the barriers with more than one thread.
+"$BIN/cpuspeed" --cpus 0,0 --ms 1 --rounds 3 --work syscall,chain,copy,ilp --together >"$T/cs.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "cpuspeed --work ... --together"
+expect_eq "$(awk '{ printf "%s%s/%s/%s", (NR > 1 ? " " : ""), $1, $2, $5 } END { printf " NF=%d", NF }' "$T/cs.out")" \
+	"cpu/0/syscall cpu/0/syscall cpu/0/chain cpu/0/chain cpu/0/copy cpu/0/copy cpu/0/ilp cpu/0/ilp NF=5" "cpuspeed --work: a line per CPU and work, named"
+if awk '$5 == "chain" { ch = $3 } $5 == "syscall" { sc = $3 } $5 == "copy" { cp = $3 } $4 < 1 { low = 1 }
+	END { exit !(ch > 0.05 && sc > ch && cp > ch && !low) }' "$T/cs.out"; then ok
+else bad "cpuspeed --work: want a syscall and a 4 KB copy each slower than a chain step, RATIO >= 1; got: $(cat "$T/cs.out")"; fi
+expect_fail "cpuspeed bad --work" 2 "--work takes chain, ilp, copy or syscall" "$BIN/cpuspeed" --work chain,memcpy
+expect_fail "cpuspeed empty --work item" 2 "--work takes chain, ilp, copy or syscall" "$BIN/cpuspeed" --work chain,
 expect_fail "cpuspeed CPU out of range" 2 "--cpus takes online CPU numbers" "$BIN/cpuspeed" --cpus 0,9999
 expect_fail "cpuspeed bad --ms" 2 "--ms takes whole milliseconds" "$BIN/cpuspeed" --ms 0
 expect_fail "cpuspeed bad --rounds" 2 "--rounds takes 1 to 64" "$BIN/cpuspeed" --rounds 65
