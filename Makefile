@@ -1,5 +1,5 @@
 # tcpsim: a small, ordinary Makefile.
-#   make            build ./tcpsim (optimised) and the tools
+#   make            build ./tcpsim (optimised, profile-guided) and the tools
 #   make run        install missing Debian packages, build, run the main job
 #   make check      install missing packages, check the layering (tools/check-layers.sh),
 #                   build the tests under ASan+UBSan, run them
@@ -189,6 +189,8 @@ build/datadir.txt: FORCE
 	@echo '$(pkgdatadir)' | cmp -s - $@ || echo '$(pkgdatadir)' > $@
 $(REL)/model/base/datadir.o $(ASN)/model/base/datadir.o: build/datadir.txt
 $(REL)/model/base/datadir.o $(ASN)/model/base/datadir.o: CPPFLAGS += -DTCPSIM_DATADIR='"$(pkgdatadir)"'
+# its own define, not the training build's: compiled without the counts
+$(REL)/model/base/datadir.o: REL_PGO :=
 
 # The scripts find the installed tcpsim ($TCPSIM still wins); the help is
 # every --help text in one file.
@@ -215,23 +217,64 @@ uninstall:
 	rm -rf '$(DESTDIR)$(pkglibexecdir)' '$(DESTDIR)$(pkgdatadir)' '$(DESTDIR)$(docdir)'
 
 # --- optimised build -------------------------------------------------------
-$(REL)/%.o: %.c
+# Profile-guided (PGO = 1, the default; GCC's -fprofile-use): the same
+# sources are first built instrumented under build/pgo/, that tcpsim runs
+# the training work (PGO_TRAIN_*: a NIC wire run and the many-task
+# loopback run), and every object of build/rel/ is compiled with the branch
+# and call counts the runs left beside the instrumented objects (.gcda),
+# so GCC lays out and inlines the event path as the runs take it.  The
+# counts only steer the optimiser: no result changes.  A change to any
+# source retrains, and so rebuilds all of build/rel/: PGO=0 for quick
+# edit-build cycles, or with a compiler other than GCC.  The objects no
+# training run uses (the tools', the benches') have no counts, hence
+# -Wno-missing-profile.  Measured in docs/bench.md.
+PGO       ?= 1
+PGO_DIR   := build/pgo
+PGO_TRAIN_WIRE := bench/10g-1500-4m.cfg -s run.duration=0.2s
+PGO_TRAIN_LO   := scenarios/loopback-64k.cfg -s host.cpus=128 -s app.instances=256 \
+	-s run.warmup=0.05s -s run.duration=0.15s
+ifeq ($(PGO),1)
+REL_PROFILE := $(PGO_DIR)/trained
+REL_PGO     := -fprofile-use -fprofile-partial-training -Wno-missing-profile
+endif
+REL_OPT = $(OPT) $(REL_PGO)
+
+$(PGO_DIR)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS_COMMON) $(OPT) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS_COMMON) $(OPT) -fprofile-generate -fprofile-update=single -c $< -o $@
+
+$(PGO_DIR)/libtcpsim.a: $(MODEL_SRC:%.c=$(PGO_DIR)/%.o)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(PGO_DIR)/tcpsim: $(CLI_SRC:%.c=$(PGO_DIR)/%.o) $(PGO_DIR)/libtcpsim.a
+	$(CC) $(OPT) -fprofile-generate -o $@ $^ $(LDLIBS_COMMON)
+
+$(PGO_DIR)/trained: $(PGO_DIR)/tcpsim
+	find $(PGO_DIR) -name '*.gcda' -exec rm -f {} +
+	$(PGO_DIR)/tcpsim $(PGO_TRAIN_WIRE) >/dev/null
+	$(PGO_DIR)/tcpsim $(PGO_TRAIN_LO) >/dev/null
+	@touch $@
+
+# -dumpbase: the object is named as its training build's, which is where
+# GCC reads the counts from and what it numbers the file's functions by
+$(REL)/%.o: %.c $(REL_PROFILE)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS_COMMON) $(REL_OPT) $(if $(REL_PGO),-dumpbase $(PGO_DIR)/$< -dumpbase-ext .c) -c $< -o $@
 
 $(REL)/libtcpsim.a: $(REL_MODEL_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
 tcpsim: $(CLI_SRC:%.c=$(REL)/%.o) $(REL)/libtcpsim.a
-	$(CC) $(OPT) -o $@ $^ $(LDLIBS_COMMON)
+	$(CC) $(REL_OPT) -o $@ $^ $(LDLIBS_COMMON)
 
 tools/bin/%: $(REL)/tools/%.o $(REL)/libtcpsim.a
 	@mkdir -p $(@D)
-	$(CC) $(OPT) -o $@ $^ $(LDLIBS_COMMON)
+	$(CC) $(REL_OPT) -o $@ $^ $(LDLIBS_COMMON)
 
 $(REL)/tests/bench_engine: $(REL)/tests/bench_engine.o $(REL)/libtcpsim.a
-	$(CC) $(OPT) -o $@ $^ $(LDLIBS_COMMON)
+	$(CC) $(REL_OPT) -o $@ $^ $(LDLIBS_COMMON)
 
 # make bench's own programs: the process timer, and the ns-3 program
 # (C++, against Debian's ns-3 3.37; tools/install-deps.sh bench).
@@ -246,7 +289,7 @@ $(REL)/bench/ns3-bulk: bench/ns3-bulk.cc
 	$(CXX) -O2 -Wall -Werror -o $@ $< $$(pkg-config --cflags --libs $(NS3_PKGS))
 
 $(REL)/tests/bench_rng: $(REL)/tests/bench_rng.o $(REL)/libtcpsim.a
-	$(CC) $(OPT) -o $@ $^ $(LDLIBS_COMMON)
+	$(CC) $(REL_OPT) -o $@ $^ $(LDLIBS_COMMON)
 
 # --- sanitizer build (tests) ----------------------------------------------
 $(ASN)/%.o: %.c
