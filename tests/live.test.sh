@@ -365,6 +365,14 @@ expect_eq "$(grep -c -- '-rcpu0	.*app.recv_cpu=0;.*app.send_cpu=0' "$T/plan")" 4
 expect_eq "$(grep -v '^#' "$T/plan" | sed -n 1p | tr '\t' ' ')" "m-lo-mtu1500-tso_on-gso_on-send4K scenarios/live/m-lo.cfg offload.gro=on;app.test=TCP_STREAM;link.mtu=1500;offload.tso=on;offload.gso=on;app.send_size=4K;app.recv_size=4K" "first point"
 expect_eq "$(tail -1 "$T/plan" | tr '\t' ' ')" "m-veth-mtu9000-tso_off-gro_off scenarios/live/m-veth.cfg offload.gso=on;app.send_size=64K;link.mtu=9000;offload.tso=off;offload.gro=off;app.recv_size=64K" "last point"
 grep -q '^# 104 points, 3..5 good runs each of 3 s, cc cubic (unpaced' "$T/plan" && ok || bad "plan header: $(head -1 "$T/plan")"
+# the host-speed canary: the dependent chain and 40% by default, another
+# work 12% (timed on both CPUs at once); --slow-max wins
+expect_eq "$(sed -n 2p "$T/plan")" "# host-speed canary: cpuspeed --work chain, a run disturbed above 40% slower than the baseline" "default canary"
+$ML --dry-run --machine m --canary ilp >"$T/plan2" 2>"$T/err"
+expect_eq "$?:$(sed -n 2p "$T/plan2")" "0:# host-speed canary: cpuspeed --work ilp --together, a run disturbed above 12% slower than the baseline" "--canary ilp"
+$ML --dry-run --machine m --canary copy --slow-max 20 >"$T/plan2" 2>"$T/err"
+expect_eq "$?:$(sed -n 2p "$T/plan2")" "0:# host-speed canary: cpuspeed --work copy --together, a run disturbed above 20% slower than the baseline" "--canary copy --slow-max 20"
+expect_fail "measure-live bad --canary" 2 "--canary: 'lcg' is not ilp, chain, copy or syscall" $ML --dry-run --canary lcg
 # the paced set: its own ids, tcp.pacing=on, its own default file
 $ML --dry-run --machine m --paced >"$T/plan" 2>"$T/err"
 expect_eq "$(grep -vc '^#' "$T/plan")" 12 "the paced set"
