@@ -782,6 +782,12 @@ h-lo-mtu9000-d   snd_rwnd_limited_pct   0    -      0    +0.0%   yes x
 VLO
 expect_eq "$(sh $D/by-state.sh "$T/vlo.txt" | tr -s ' ' | tr '\n' ';')" \
 	"fitted, reader behind 1 rows, median |error| 30.0%;fitted, writer-bound 1 rows, median |error| 10.0%;held out, writer-bound 2 rows, median |error| 12.5%;" "by-state.sh: by state, fitted and held out"
+# the canary study's table (kept runs and marks, fixed data): a slow run's
+# cycles a read and slow%, and the best canary's rank correlation
+C=validation/live/amd-epyc-2cpu-2096-1204-canary
+sh $C/analyse.sh $C/s2 >"$T/canary.out" 2>"$T/err"
+expect_eq "$?:$(awk '$1 == "a10" { print $2, $5, $6 }' "$T/canary.out")" "0:5623 11804 20.6" "canary analyse.sh: a slow run"
+expect_eq "$(grep -c '^[ab][0-9]' "$T/canary.out"):$(grep -o 'a runs (12):.*' "$T/canary.out" | grep -o 'T-ilp/1 [+-][0-9.]*')" "24:T-ilp/1 +0.92" "canary analyse.sh: the runs and the eight chains' correlation"
 
 # --- the scenarios: tcpsim takes them with the overrides a recorded run has --
 # (tcp.pacing=on marks the paced set, and the model takes it as it is)
