@@ -787,13 +787,13 @@ expect_eq "$(sh $D/by-state.sh "$T/vlo.txt" | tr -s ' ' | tr '\n' ';')" \
 C=validation/live/amd-epyc-2cpu-2096-1204-canary
 sh $C/analyse.sh $C/s2 >"$T/canary.out" 2>"$T/err"
 expect_eq "$?:$(awk '$1 == "a10" { print $2, $5, $6 }' "$T/canary.out")" "0:5623 11804 20.6" "canary analyse.sh: a slow run"
+expect_eq "$(grep -c '^[ab][0-9]' "$T/canary.out"):$(grep -o 'a runs (12):.*' "$T/canary.out" | grep -o 'T-ilp/1 [+-][0-9.]*')" "24:T-ilp/1 +0.92" "canary analyse.sh: the runs and the eight chains' correlation"
 # behind.sh: the kept profile's rep 3 (fixed data) beside a model run
 sh $C/behind.sh >"$T/behind.out" 2>"$T/err"
 expect_eq "$?:$(sed -n 1p "$T/behind.out")" "0:machine (rep 3, reader behind): 56358 Mbit/s, 16824 cycles a write, 17076 a read" "behind.sh: the machine's side"
 if sed -n 2p "$T/behind.out" | grep -Eq '^model \(committed fit, reader behind\): [0-9]+ Mbit/s, [0-9]+ cycles a write, [0-9]+ a read$' &&
 	awk '$1 == "user" && $2 == 1884 && $3 == 0 && $4 == 2800 && $5 == 0 { u = 1 } END { exit !u }' "$T/behind.out"; then ok
 else bad "behind.sh: want the model's line and the user row 1884 0 2800 0; got: $(head -4 "$T/behind.out")"; fi
-expect_eq "$(grep -c '^[ab][0-9]' "$T/canary.out"):$(grep -o 'a runs (12):.*' "$T/canary.out" | grep -o 'T-ilp/1 [+-][0-9.]*')" "24:T-ilp/1 +0.92" "canary analyse.sh: the runs and the eight chains' correlation"
 
 # --- the scenarios: tcpsim takes them with the overrides a recorded run has --
 # (tcp.pacing=on marks the paced set, and the model takes it as it is)

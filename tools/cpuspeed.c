@@ -22,8 +22,8 @@
  * "One row, five ways").  --work times other work beside it, each a step of
  * its own:
  *   chain    the dependent chain (the default);
- *   ilp      eight independent chains a step: as many multiply-adds as the
- *            core issues at once;
+ *   ilp      eight independent chains a step, which the core overlaps (on
+ *            this host a step takes about as long as one of the chain's);
  *   copy     memcpy of 4 KB from a 256 KB ring to a 64 KB one (the caches
  *            a socket's copy uses);
  *   syscall  one getppid() system call (a guest's entry and exit, which a
@@ -46,10 +46,10 @@
  * Exit status: 0 done, 1 cannot pin, time or start a thread, 2 usage.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <getopt.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
