@@ -414,6 +414,13 @@ expect_fail "measure-live --vary first" 2 "give --topology first" $ML --dry-run 
 expect_fail "measure-live bad mtu" 2 "link.mtu: '99999' is not an MTU" $ML --dry-run --topology lo --vary link.mtu=1500,99999
 expect_fail "measure-live bad topology" 2 "--topology: 'wifi' is not lo or veth" $ML --dry-run --topology wifi
 expect_fail "measure-live twice the same point" 2 "appears twice" $ML --dry-run --topology lo --topology lo
+# groups that differ only in --set: their points carry the --set values in
+# their ids (all of such a group's points); another group's ids stay short
+$ML --dry-run --machine m --topology lo --set link.mtu=16436 --set offload.tso=off --vary app.send_size=64K \
+	--topology lo --set link.mtu=1500 --vary app.send_size=64K,16K --topology lo --vary app.send_size=4K >"$T/plan2" 2>"$T/err"
+expect_eq "$?:$(grep -v '^#' "$T/plan2" | cut -f1 | tr '\n' ' ')" "0:m-lo-mtu16436-tso_off-send64K m-lo-mtu1500-send64K m-lo-mtu1500-send16K m-lo-send4K " "ids of groups that differ only in --set"
+expect_fail "measure-live twice the same point with --set" 2 "point 'm-lo-mtu1500-send4K' appears twice" \
+	$ML --dry-run --machine m --topology lo --set link.mtu=1500 --vary app.send_size=4K --topology lo --set link.mtu=1500 --vary app.send_size=4K
 # Refusals, whatever is installed: stand-ins for iperf3 and ethtool on a
 # PATH made here, so "unknown cc" is reached without the real tools, and the
 # tools' absence is tested with a PATH that has every command but them.
