@@ -111,14 +111,7 @@ STATES=${STATES:-2ms}
 
 # the run settings of every simulation here, as a profile read over each
 # run's scenario (calibrate/validate --profile)
-cat >"$T/run.cfg" <<EOF
-[run]
-warmup = 0.25s
-duration = 0.6s
-batch = 50ms
-min_batches = 4
-ci_target = 0.02
-EOF
+cp validation/live/validate-run.cfg "$T/run.cfg" || exit 2
 
 F=tools/bin/runs-filter
 [ -x "$F" ] || { echo "validate.sh: build tools first (make)" >&2; exit 2; }

@@ -6,7 +6,8 @@
 # reads a second; the key table is tools/wakeups-live's, from the script
 # kept in perf-1500-64k-behind/); the model's is tcpsim run of the lo
 # scenario with the committed .fitted.cfg at validate.sh's run settings
-# (its reader is behind there too), --folded-cpus, then --parse-folded.
+# (validate-run.cfg; its reader is behind there too), --folded-cpus, then
+# --parse-folded.
 # Run from the checkout's top, after make.
 set -eu
 D=validation/live/amd-epyc-2cpu-2096-1204-canary
@@ -16,12 +17,8 @@ trap 'rm -rf "$T"' EXIT
 cat >"$T/run.cfg" <<CFG
 include = $(pwd)/scenarios/live/$M-lo.cfg
 include = $(pwd)/validation/live/$M.fitted.cfg
+include = $(pwd)/validation/live/validate-run.cfg
 [run]
-warmup = 0.25s
-duration = 0.6s
-batch = 50ms
-min_batches = 4
-ci_target = 0.02
 cost_jitter = 0
 CFG
 ./tcpsim run "$T/run.cfg" -s link.mtu=1500 -s app.send_size=64K -s app.recv_size=64K \
