@@ -225,6 +225,7 @@ enum tcp_chrono_type { CHRONO_IDLE, CHRONO_BUSY, CHRONO_RWND };
  * connection. */
 struct tcp_conn {
 	_Alignas(64) int id;
+	uint32_t goal_window;        /* max_window when goal_now_bytes was taken (tcp_output.c) */
 	struct sim *sim;
 	struct host *snd_host, *rcv_host;
 	struct task *sender, *receiver;
@@ -245,6 +246,10 @@ struct tcp_conn {
 	/* sender */
 	int mss_bytes;               /* mss_now: MTU - IP - TCP - options */
 	int size_goal_bytes;
+	/* tcp_output.c's current_size_goal, kept while max_window is
+	 * goal_window (0: not yet): it divides, and a push asks it up to
+	 * three times */
+	int goal_now_bytes;
 	uint64_t write_seq, snd_una, snd_nxt;
 	uint64_t snd_wnd_end;        /* right edge of the peer's window */
 	uint64_t snd_sml;            /* end of the last short segment sent (Minshall) */

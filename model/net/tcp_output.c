@@ -15,14 +15,21 @@
 /* ------------------------------------------------------------------ */
 /* sending                                                             */
 
-static int current_size_goal(const struct tcp_conn *tc)
+/* tcp_current_mss's size goal, from max_window as it is now; kept in the
+ * connection (tcp.h: goal_window) until max_window moves. */
+static int current_size_goal(struct tcp_conn *tc)
 {
-	int64_t goal = tc->size_goal_bytes;
-	int64_t cutoff = tc->max_window > TCP_MSS_DEFAULT ? tc->max_window / 2 : tc->max_window;
+	int64_t goal = tc->size_goal_bytes, cutoff;
+
+	if (tc->goal_window == tc->max_window && tc->goal_now_bytes > 0)
+		return tc->goal_now_bytes;
+	cutoff = tc->max_window > TCP_MSS_DEFAULT ? tc->max_window / 2 : tc->max_window;
 	if (cutoff > 0 && goal > cutoff)
 		goal = cutoff;
 	goal = goal / tc->mss_bytes * tc->mss_bytes;
-	return (int)(goal < tc->mss_bytes ? tc->mss_bytes : goal);
+	tc->goal_window = tc->max_window;
+	tc->goal_now_bytes = (int)(goal < tc->mss_bytes ? tc->mss_bytes : goal);
+	return tc->goal_now_bytes;
 }
 
 uint32_t tcp_send_append(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint32_t bytes, bool zerocopy)
@@ -175,7 +182,10 @@ static bool tsq_holds(const struct tcp_conn *tc, const struct skb *skb)
 {
 	const struct skb *head = tc->wq.head;
 
-	if (!host_kernel_at_least(tc->snd_host, 3, 6) || tc->snd_nxt == tc->snd_una)
+	/* nothing of the socket's in the qdisc or device (always so on lo and
+	 * veth, which orphan at transmit) is within any limit, which is never
+	 * below 0: no need to work it out */
+	if (tc->tsq_bytes <= 0 || !host_kernel_at_least(tc->snd_host, 3, 6) || tc->snd_nxt == tc->snd_una)
 		return false;
 	if (host_kernel_at_least(tc->snd_host, 6, 6) && head && head->sent && (!head->next || !head->next->sent))
 		return false;
