@@ -265,6 +265,7 @@ struct tcp_conn {
 	struct skb *send_head;       /* first unsent skb in wq; its seq is snd_nxt */
 	int64_t wmem_queued, sndbuf;
 	bool sndbuf_locked;          /* SO_SNDBUF set: no autotuning */
+	bool tsq_deferred;           /* TCP_TSQ_DEFERRED: the timer fired while the writer owned the socket */
 	double snd_cwnd;             /* segments */
 	double snd_ssthresh;
 	bool cwnd_limited;
@@ -282,10 +283,14 @@ struct tcp_conn {
 	 * tcp_info's tcpi_busy_time and tcpi_rwnd_limited report (ss -ti) */
 	uint8_t chrono;              /* enum tcp_chrono_type */
 	bool rwnd_stop;              /* the last tcp_write_xmit stopped at the receiver's window */
-	sim_ns chrono_start;
-	sim_ns chrono_ns[2];         /* time in CHRONO_BUSY, CHRONO_RWND */
+	/* ACKs for a writer inside send() (sk_backlog), here where the
+	 * writer's every step (tcp_writer_release) and the push read: the
+	 * chrono's sums, read only when its state changes, are below */
+	struct skb_list ack_backlog;
 	uint32_t max_packets_out;    /* most segments in flight in the last window (4.3+) */
 	uint64_t max_packets_seq;    /* snd_nxt when max_packets_out was taken */
+	sim_ns chrono_start;
+	sim_ns chrono_ns[2];         /* time in CHRONO_BUSY, CHRONO_RWND */
 	union tcp_cc_priv cc_priv;   /* the algorithm's state (tcp_cubic.c) */
 	bool sender_waiting;         /* blocked in sk_stream_wait_memory */
 	bool nospace;                /* SOCK_NOSPACE: the writer found sndbuf full */
@@ -326,7 +331,6 @@ struct tcp_conn {
 	const struct cpu *sk_cpu[2]; /* the CPU that last touched the sender's [0] and receiver's [1] socket */
 	bool receiver_waiting;       /* blocked in sk_wait_data */
 	struct skb_list rx_backlog;  /* data for a reader inside recv(): prequeue / sk_backlog */
-	struct skb_list ack_backlog; /* ACKs for a writer inside send(): sk_backlog */
 	uint64_t space_seq;          /* rcvq_space.seq (autotuning) */
 	int64_t space_bytes;         /* rcvq_space.space */
 	sim_ns space_time;
@@ -345,7 +349,6 @@ struct tcp_conn {
 	struct evq_timer pace_tm;    /* tp->pacing_timer */
 	struct cpu *pace_cpu;        /* where it was armed (HRTIMER_MODE_ABS_PINNED_SOFT) */
 	bool pace_armed;
-	bool tsq_deferred;           /* TCP_TSQ_DEFERRED: the timer fired while the writer owned the socket */
 	bool pacing_fq;              /* sk_pacing_status = SK_PACING_FQ: sch_fq paces the socket */
 	sim_ns min_rtt_ns;           /* tcp_min_rtt: least RTT sample (TSO autosizing, 5.18+); 0: none */
 
