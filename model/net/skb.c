@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "cpu.h"
 #include "sched.h"
@@ -42,12 +43,18 @@ struct skb *skb_list_pop(struct skb_list *l)
  * lines are cold, and a list reaches the next one only by reading this
  * one.  From an array skb_take fetches the skb SKB_AHEAD takes ahead
  * (skb_prefetch), which a writer's burst of allocations -- some 870 when
- * a 4 MB buffer's writer wakes -- needs: one skb ahead is too close. */
+ * a 4 MB buffer's writer wakes -- needs: one skb ahead is too close.
+ * The first two blocks hold SKB_BLOCK skbs; a pool that outgrows them
+ * (thousands of skbs queued: 256 loopback pairs queue some 40,000) takes
+ * blocks of one 2 MB huge page each (THP, asked for by madvise where the
+ * system leaves it to the program), so that its cold skbs do not each
+ * miss the TLB as 4 KB pages spread over megabytes do. */
 #define SKB_BLOCK 256
+#define SKB_HUGE_BYTES ((size_t)2 << 20)
 #define SKB_AHEAD 4
 struct skb_block {
 	struct skb_block *next;
-	struct skb items[SKB_BLOCK]; /* each on a cache line's start (skb.h) */
+	struct skb items[]; /* each on a cache line's start (skb.h) */
 };
 
 _Static_assert(sizeof(struct skb) == 3 * 64 && offsetof(struct skb, sent_at) == 64,
@@ -57,14 +64,22 @@ _Static_assert(sizeof(struct skb) == 3 * 64 && offsetof(struct skb, sent_at) == 
 static struct skb *skb_take(struct sim *sim)
 {
 	if (sim->skb_nfree == 0) {
-		struct skb_block *b = xaligned_alloc(_Alignof(struct skb_block), sizeof(*b));
+		bool huge = sim->skb_blocks && sim->skb_blocks->next;
+		size_t bytes = huge ? SKB_HUGE_BYTES : sizeof(struct skb_block) + SKB_BLOCK * sizeof(struct skb);
+		uint32_t n = (uint32_t)((bytes - sizeof(struct skb_block)) / sizeof(struct skb));
+		struct skb_block *b = xaligned_alloc(huge ? SKB_HUGE_BYTES : _Alignof(struct skb_block), bytes);
+
+#ifdef MADV_HUGEPAGE
+		if (huge)
+			madvise(b, bytes, MADV_HUGEPAGE); /* a hint: without it, 4 KB pages */
+#endif
 		b->next = sim->skb_blocks;
 		sim->skb_blocks = b;
-		if (sim->skb_free_cap < SKB_BLOCK) {
-			sim->skb_free_cap = SKB_BLOCK;
-			sim->skb_free = xrealloc(sim->skb_free, SKB_BLOCK * sizeof(*sim->skb_free));
+		if (sim->skb_free_cap < n) {
+			sim->skb_free_cap = n;
+			sim->skb_free = xrealloc(sim->skb_free, n * sizeof(*sim->skb_free));
 		}
-		for (int i = SKB_BLOCK - 1; i >= 0; i--) /* items[0] first out */
+		for (uint32_t i = n; i-- > 0;) /* items[0] first out */
 			sim->skb_free[sim->skb_nfree++] = &b->items[i];
 	}
 	if (sim->skb_nfree > SKB_AHEAD)
