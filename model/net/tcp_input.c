@@ -405,8 +405,12 @@ void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb
 				rate_sample(sim, tc, skb, acked_segs, &rs); /* the newest skb acked */
 			skb_list_pop(&tc->wq);
 			/* the new head is what the next ACK frees: sent an RTT
-			 * of write queue ago, its lines are long out of the cache */
+			 * of write queue ago, its lines are long out of the cache;
+			 * and the one after it, which the pop after the next
+			 * frees (the test below reads the head's link anyway) */
 			skb_prefetch(tc->wq.head);
+			if (tc->wq.head)
+				skb_prefetch(tc->wq.head->next);
 			tc->wmem_queued -= skb->truesize;
 			if (tc->tx_page_frags)
 				skb_frag_release(sim, c, &tc->frag, skb->len);
