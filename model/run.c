@@ -202,8 +202,7 @@ static void parse_kernel(struct host *h, const char *v)
 	int maj = 0, min = 0;
 	if (sscanf(v, "%d.%d", &maj, &min) < 1)
 		maj = 0;
-	h->kernel_major = maj;
-	h->kernel_minor = min;
+	h->kernel_version = maj << 16 | min;
 }
 
 static void host_init(struct sim *sim, struct host *h, int id, int ntasks, int nconns)
