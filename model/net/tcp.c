@@ -518,20 +518,10 @@ uint32_t tcp_recv_copy(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint
 	tc->copied_seq += n;
 	sim->cnt.app_bytes += n;
 	if (skb->consumed == skb->len) {
-		struct skb *head;
-
 		skb_list_pop(&tc->rq);
 		/* the reader's next step copies from the new head, queued
-		 * long ago: its lines come in while this step finishes.  The
-		 * pop before fetched it as the one after its head, so its
-		 * links are read here at little cost: the original its free
-		 * reads, and the skb after it, for the next pop's turn */
-		head = tc->rq.head;
-		skb_prefetch(head);
-		if (head) {
-			__builtin_prefetch(head->orig);
-			skb_prefetch(head->next);
-		}
+		 * long ago: its lines come in while this step finishes */
+		skb_prefetch(tc->rq.head);
 		tc->rmem_alloc -= skb->truesize;
 		skb_free_received(sim, c, skb);
 	}
