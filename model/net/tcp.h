@@ -247,7 +247,7 @@ struct tcp_conn {
 	int mss_bytes;               /* mss_now: MTU - IP - TCP - options */
 	int size_goal_bytes;
 	/* tcp_output.c's current_size_goal, kept while max_window is
-	 * goal_window (0: not yet): it divides, and a push asks it up to
+	 * goal_window (0 when not yet taken): it divides, and a push asks it up to
 	 * three times */
 	int goal_now_bytes;
 	uint64_t write_seq, snd_una, snd_nxt;
