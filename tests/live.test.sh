@@ -747,6 +747,35 @@ expect_eq "$(awk '$2 ~ /^[0-9]+\.[0-9]+$/ && NF == 11 { print $2, $3, $4, $5, $6
 	"wakeups-live --parse-startup: the steps"
 grep -q '^#   slow start ended at 0.300 ms, cwnd 18, ssthresh 14; the largest cwnd in 1 ms: 20$' "$T/start.out" && ok || bad "wakeups-live --parse-startup: $(tail -3 "$T/start.out")"
 grep -q '^#        0.250      200     28960         0     14600     262144      0    200     200000$' "$T/start.out" && ok || bad "wakeups-live --parse-startup: the growth $(grep -A2 grows "$T/start.out")"
+# with the scheduler's and the calls' tracepoints: per step the writer's
+# write()s and sendfile()s (before time 0: not counted), the reader's
+# read()s, its sleeps (a switch out in S; in R it is no sleep), wakeups,
+# the IPIs to its CPU and its wakeups without one; then their sums (time
+# 0 at 100.001000: a step is [0, 100) us)
+{
+	sed '$d' "$T/start.trace"
+	cat <<'EOF_SCHED'
+          iperf3-201     [000] .....   100.000900: sys_write(fd: 5, buf: 7f0000, count: 1000)
+          iperf3-201     [000] .....   100.001050: sys_write(fd: 5, buf: 7f0000, count: 1000)
+          iperf3-200     [001] .....   100.001100: sys_read(fd: 5, buf: 7f0000, count: 1000)
+          iperf3-200     [001] d..2.   100.001120: sched_switch: prev_comm=iperf3 prev_pid=200 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+          iperf3-201     [000] d.s3.   100.001140: ipi_send_cpu: cpu=1 callsite=ttwu_queue_wakelist+0x0/0x0 callback=0x0
+          iperf3-201     [000] d.s4.   100.001145: sched_wakeup: comm=iperf3 pid=200 prio=120 target_cpu=001
+          iperf3-201     [000] d.s3.   100.001210: sched_wake_idle_without_ipi: cpu=1
+          iperf3-200     [001] d..2.   100.001300: sched_switch: prev_comm=iperf3 prev_pid=200 prev_prio=120 prev_state=R+ ==> next_comm=ksoftirqd/1 next_pid=22 next_prio=120
+          iperf3-201     [000] .....   100.001310: sys_sendfile64(out_fd: 5, in_fd: 6, offset: 0, count: 1000)
+EOF_SCHED
+	tail -1 "$T/start.trace"
+} >"$T/sched.trace"
+bash $WL --parse-startup "$T/sched.trace" --startup 1 >"$T/sched.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "wakeups-live --parse-startup with the scheduler's events"
+expect_eq "$(awk '$2 ~ /^[0-9]+\.[0-9]+$/ && NF == 17 { print $2, $3, $12, $13, $14, $15, $16, $17 }' "$T/sched.out" | sed -n '1,4p' | tr '\n' ';')" \
+	"0.100 1 1 0 0 0 0 0;0.200 1 0 1 1 1 1 0;0.300 0 0 0 0 0 0 1;0.400 0 1 0 0 0 0 0;" \
+	"wakeups-live --parse-startup: the calls, sleeps, wakeups and IPIs per step"
+grep -q '^#   in 1 ms: the writer 2 writes, the reader 1 reads, 1 sleeps (0.50 a write), 1 wakeups; IPIs to its CPU 1, wakeups without one 1$' "$T/sched.out" &&
+	ok || bad "wakeups-live --parse-startup: the sums $(grep 'in 1 ms' "$T/sched.out")"
+# without them, the columns are left out (the steps above: 11 fields)
+[ "$(grep -c 'writes' "$T/start.out")" = 0 ] && ok || bad "wakeups-live --parse-startup: a writes column without the events"
 printf '# tracer: nop\n' >"$T/empty.trace"
 expect_fail "wakeups-live --parse-startup of a trace without the connection" 1 "no data connection in the trace" bash $WL --parse-startup "$T/empty.trace"
 expect_fail "wakeups-live --offload with a bad value" 2 "not tso=, gso= or gro= with on or off" bash $WL --offload tso=maybe

@@ -156,6 +156,53 @@ static void test_timeline_records_the_start(void **state)
 			 (unsigned long long)bytes);
 }
 
+/* The timeline's calls and the reader's sleeps (sys_enter_write/read,
+ * sched_switch, sched_wakeup, ipi_send_cpu, as tools/wakeups-live --startup
+ * counts them): a reader that waits for every write (a slow writer: a
+ * transmit cost only the writer pays) sleeps about once a write and is
+ * woken as often, each wakeup of its halted CPU an IPI or a wakeup without
+ * one; a reader that starts 2 ms late has neither read nor slept in the
+ * first 1.5 ms of the data, while the writer wrote. */
+static void test_timeline_counts_calls_and_sleeps(void **state)
+{
+	const char *late[] = {"0", "2ms"};
+	(void)state;
+
+	for (int v = 0; v < 2; v++) {
+		struct scenario sc;
+		struct metrics m;
+		struct timeline_step steps[100] = {{0}};
+		struct timeline tl = {.step_ns = 100000, .nsteps = 100, .t0 = -1, .steps = steps};
+		struct tcpsim_err err = {0};
+		uint64_t w = 0, r = 0, sl = 0, wk = 0, ipi = 0, w15 = 0, r15 = 0, sl15 = 0;
+
+		base(&sc, "6.18");
+		set(&sc, "cost.tx_frame", "40000");
+		set(&sc, "app.recv_start", late[v]);
+		assert_int_equal(tcpsim_run_timeline(&sc, &m, &tl, &err), TCPSIM_OK);
+		for (int k = 0; k < tl.nsteps; k++) {
+			w += steps[k].writes;
+			r += steps[k].reads;
+			sl += steps[k].sleeps;
+			wk += steps[k].wakes;
+			ipi += steps[k].ipis + steps[k].no_ipi;
+			if (k < 15) {
+				w15 += steps[k].writes;
+				r15 += steps[k].reads;
+				sl15 += steps[k].sleeps;
+			}
+		}
+		if (v == 0 && !(w > 20 && r > 20 && sl >= w * 9 / 10 && wk + 1 >= sl && wk <= sl + 1 && ipi + 1 >= wk))
+			fail_msg("a reader waiting: %llu writes, %llu reads, %llu sleeps, %llu wakeups, %llu IPIs or wakeups without",
+				 (unsigned long long)w, (unsigned long long)r, (unsigned long long)sl, (unsigned long long)wk,
+				 (unsigned long long)ipi);
+		if (v == 1 && !(w15 > 5 && r15 == 0 && sl15 == 0 && r > 20))
+			fail_msg("a reader 2 ms late: in 1.5 ms %llu writes, %llu reads, %llu sleeps; %llu reads in 10 ms",
+				 (unsigned long long)w15, (unsigned long long)r15, (unsigned long long)sl15,
+				 (unsigned long long)r);
+	}
+}
+
 static void test_no_prequeue_since_4_14(void **state)
 {
 	struct scenario sc;
@@ -1129,6 +1176,7 @@ int main(void)
 		cmocka_unit_test(test_rx_gso_seg_prices_a_segment),
 		cmocka_unit_test(test_hystart_ends_slow_start_on_lo),
 		cmocka_unit_test(test_timeline_records_the_start),
+		cmocka_unit_test(test_timeline_counts_calls_and_sleeps),
 		cmocka_unit_test(test_rcvbuf_autotuning_by_era),
 		cmocka_unit_test(test_vm_halt_poll),
 		cmocka_unit_test(test_backlog_coalesce_since_5_0),

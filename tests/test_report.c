@@ -227,7 +227,7 @@ static void test_csv_extra_columns(void **state)
 /* ---- timeline (run --timeline) ---------------------------------------- */
 
 struct tl_read {
-	char cell[8][10][24];
+	char cell[8][16][24];
 	int rows;
 };
 
@@ -235,7 +235,7 @@ static int tl_record(void *ctx, struct csvread_rec *rec, struct tcpsim_err *err)
 {
 	struct tl_read *r = ctx;
 	(void)err;
-	assert_int_equal(rec->n, 10);
+	assert_int_equal(rec->n, 16);
 	assert_true(r->rows < 8);
 	for (int i = 0; i < rec->n; i++)
 		snprintf(r->cell[r->rows][i], sizeof(r->cell[0][0]), "%s", rec->field[i]);
@@ -260,7 +260,8 @@ static void test_timeline_round_trip(void **state)
 	assert_true(fd >= 0);
 	steps[0] = (struct timeline_step){.segs = 3, .bytes = 3 * 1448, .rcv = true, .rcv_wnd = 65160};
 	steps[1] = (struct timeline_step){.acks = 2, .snd = true, .cwnd = 20.7, .ssthresh = TIMELINE_INFINITE_SSTHRESH,
-					  .srtt_us = 31, .snd_wnd = 1234567, .grow = true, .rcvbuf = 33554432};
+					  .srtt_us = 31, .snd_wnd = 1234567, .grow = true, .rcvbuf = 33554432,
+					  .writes = 7, .reads = 6, .sleeps = 5, .wakes = 4, .ipis = 3, .no_ipi = 1};
 	f = fdopen(fd, "w");
 	assert_non_null(f);
 	assert_int_equal(report_timeline(f, &tl), 0);
@@ -270,6 +271,8 @@ static void test_timeline_round_trip(void **state)
 	assert_int_equal(r.rows, 4);
 	assert_string_equal(r.cell[0][0], "t_ms");
 	assert_string_equal(r.cell[0][9], "rcvbuf");
+	assert_string_equal(r.cell[0][10], "writes");
+	assert_string_equal(r.cell[0][15], "no_ipi");
 	/* step 1: data only -- the sender's and the buffer's cells empty */
 	assert_string_equal(r.cell[1][0], "0.250");
 	assert_string_equal(r.cell[1][1], "3");
@@ -284,6 +287,15 @@ static void test_timeline_round_trip(void **state)
 	assert_string_equal(r.cell[2][7], "1234567");
 	assert_string_equal(r.cell[2][8], "65160");
 	assert_string_equal(r.cell[2][9], "33554432");
+	/* and the calls, the reader's sleeps and wakeups, its CPU's IPIs:
+	 * counts of the step alone */
+	assert_string_equal(r.cell[2][10], "7");
+	assert_string_equal(r.cell[2][11], "6");
+	assert_string_equal(r.cell[2][12], "5");
+	assert_string_equal(r.cell[2][13], "4");
+	assert_string_equal(r.cell[2][14], "3");
+	assert_string_equal(r.cell[2][15], "1");
+	assert_string_equal(r.cell[1][10], "0");
 	/* step 3: nothing new -- counts 0, the last values carried */
 	assert_string_equal(r.cell[3][0], "0.750");
 	assert_string_equal(r.cell[3][1], "0");

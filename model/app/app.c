@@ -37,9 +37,38 @@
  * improve the four live hosts' validation). */
 #define IPERF3_MULTISEND 10
 
+/* The first connection's start (run --timeline): a write() or read() call
+ * begun, a reader's sleep (timeline.h) */
+static struct timeline_step *start_step(struct sim *sim, const struct task *t)
+{
+	return sim->tl && t->conn == sim->conns ? timeline_step_at(sim->tl, sim->now, false) : NULL;
+}
+
+static void start_call(struct sim *sim, const struct task *t, bool sender)
+{
+	struct timeline_step *s = start_step(sim, t);
+
+	if (s && sender)
+		s->writes++;
+	else if (s)
+		s->reads++;
+}
+
+static void reader_sleeps(struct sim *sim, struct cpu *c, struct task *t)
+{
+	struct timeline_step *s;
+
+	if (!sim->tl || t->conn != sim->conns)
+		return;
+	sim->tl->reader_cpu = c;
+	if ((s = start_step(sim, t)) != NULL)
+		s->sleeps++;
+}
+
 static void call_begin(struct sim *sim, struct cpu *c, struct task *t, bool sender)
 {
 	const double *cost = c->host->cfg->cost_cycles;
+	start_call(sim, t, sender);
 	cpu_charge(sim, c, COST_SYSCALL, cost[COST_SYSCALL]);
 	if (sim->sc->loop != LOOP_IPERF3)
 		return;
@@ -397,10 +426,12 @@ static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task
 			}
 			if (!tc->rq.head) {
 				tc->receiver_waiting = true;
+				reader_sleeps(sim, c, t);
 				sched_block(sim, c, t);
 				return APP_BLOCK;
 			}
 			t->app->in_select = false;
+			start_call(sim, t, false);
 			cpu_charge(sim, c, COST_SYSCALL, c->host->cfg->cost_cycles[COST_SYSCALL]);
 			t->in_call = true;
 			t->app->call_done = 0;
@@ -429,6 +460,7 @@ static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task
 		}
 		tcp_recv_done(sim, c, tc, 0); /* before sk_wait_data */
 		tc->receiver_waiting = true;
+		reader_sleeps(sim, c, t);
 		sched_block(sim, c, t);
 		return APP_BLOCK;
 	}

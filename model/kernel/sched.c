@@ -432,9 +432,25 @@ static sim_ns ipi_arrival(const struct sim *sim, const struct cpu *c)
 	return sim->now + c->host->cfg->ipi_latency_ns;
 }
 
+/* An IPI to `to`, or a wakeup of it without one (no_ipi), in the
+ * timeline's step where `to` is the first connection's reader's CPU
+ * (run --timeline; timeline.h) */
+static void timeline_ipi(struct sim *sim, const struct cpu *to, bool no_ipi)
+{
+	struct timeline_step *s;
+
+	if (!sim->tl || to != sim->tl->reader_cpu || (s = timeline_step_at(sim->tl, sim->now, false)) == NULL)
+		return;
+	if (no_ipi)
+		s->no_ipi++;
+	else
+		s->ipis++;
+}
+
 /* An IPI sent from `from` (charged the send, if a CPU sends it) to `to`: counted. */
 static void ipi_account(struct sim *sim, struct cpu *from, struct cpu *to, enum irq_kind kind)
 {
+	timeline_ipi(sim, to, false);
 	if (from) {
 		enum cost_id k = host_polls_vcpu(sim, to) ? COST_IPI_SEND_POLLED : COST_IPI_SEND;
 		cpu_charge(sim, from, k, from->host->cfg->cost_cycles[k]);
@@ -454,6 +470,7 @@ static void send_ipi(struct sim *sim, struct cpu *from, struct cpu *to, enum irq
 {
 	if (wakes_without_ipi(sim, to, queued)) {
 		sim->cnt.wake_no_ipi++;
+		timeline_ipi(sim, to, true);
 		kick_at_wake(sim, to, wake_time(sim, to));
 		return;
 	}

@@ -304,6 +304,7 @@ bool tcp_defer_to_owner(struct sim *sim, struct cpu *c, struct skb *skb)
 		if (tc->receiver_waiting && tc->rx_backlog.len == 1) { /* tcp_prequeue: wake on the first */
 			tc->receiver_waiting = false;
 			sim->cnt.rcv_wakeups++;
+			tcp_timeline_reader_woken(sim, tc);
 			sched_wakeup(sim, c, tc->receiver, true);
 		}
 		return true;
@@ -415,6 +416,14 @@ struct timeline_step *tcp_timeline_step(struct sim *sim, const struct tcp_conn *
 	if (!sim->tl || tc != &sim->conns[0])
 		return NULL;
 	return timeline_step_at(sim->tl, sim->now, data);
+}
+
+void tcp_timeline_reader_woken(struct sim *sim, const struct tcp_conn *tc)
+{
+	struct timeline_step *ts = tcp_timeline_step(sim, tc, false);
+
+	if (ts)
+		ts->wakes++;
 }
 
 /* tcp_rcv_space_adjust: once per receiver RTT, grow rcvbuf to what the

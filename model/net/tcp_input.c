@@ -293,6 +293,7 @@ void tcp_rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct sk
 	if (tc->receiver_waiting) { /* sk_data_ready */
 		tc->receiver_waiting = false;
 		sim->cnt.rcv_wakeups++;
+		tcp_timeline_reader_woken(sim, tc);
 		sched_wakeup(sim, c, tc->receiver, true);
 	}
 	/* __tcp_ack_snd_check.  Since 6.6 (133c4c0d3717, "tcp: defer regular

@@ -10,7 +10,13 @@
  * ACK reaches it (before the ACK is processed, as tcp_probe has them), the
  * receiver's advertised rcv_wnd as data reaches it, and its rcvbuf at
  * each autotuning growth (tcp_rcv_space_adjust, 4.19+; the value before
- * the growth, as the tracepoint reports it).  The caller owns the struct and its steps; the run fills them.
+ * the growth, as the tracepoint reports it).  Each step also counts the
+ * two tasks' calls and the reader's sleeps, as syscalls:sys_enter_write,
+ * syscalls:sys_enter_read, sched:sched_switch (out in S), sched:sched_wakeup,
+ * ipi:ipi_send_cpu and sched:sched_wake_idle_without_ipi show them: the
+ * writer's write()s, the reader's read()s, its sleeps and wakeups, and
+ * the IPIs sent to the reader's CPU and its wakeups without one.  The
+ * caller owns the struct and its steps; the run fills them.
  */
 #ifndef TCPSIM_TIMELINE_H
 #define TCPSIM_TIMELINE_H
@@ -31,13 +37,19 @@ struct timeline_step {
 	int64_t srtt_us, snd_wnd;
 	int64_t rcv_wnd;     /* the receiver's at its last data in the step */
 	int64_t rcvbuf;      /* at the last growth in the step, before it (as tcp_rcvbuf_grow reports it) */
+	uint32_t writes, reads; /* the writer's write() calls, the reader's read() calls */
+	uint32_t sleeps, wakes; /* the reader's */
+	uint32_t ipis, no_ipi;  /* IPIs sent to the reader's CPU; its wakeups without one */
 };
+
+struct cpu;
 
 struct timeline {
 	int64_t step_ns;     /* > 0 */
 	int nsteps;          /* > 0 */
 	int64_t t0;          /* when the first data arrived; -1 before */
 	struct timeline_step *steps; /* nsteps of them, zeroed by the caller */
+	const struct cpu *reader_cpu; /* the reader's CPU at its last sleep (its IPIs' target); NULL before */
 };
 
 /* The step `now` falls in, or NULL before the first data or past the last

@@ -366,8 +366,9 @@ static void csv_number(FILE *f, int first, double v)
 
 int report_timeline(FILE *f, const struct timeline *tl)
 {
-	static const char *const cols[] = {"t_ms", "segs", "kB", "acks", "cwnd", "ssthresh",
-					   "srtt_us", "snd_wnd", "rcv_wnd", "rcvbuf"};
+	static const char *const cols[] = {"t_ms",    "segs",    "kB",     "acks",   "cwnd",  "ssthresh",
+					   "srtt_us", "snd_wnd", "rcv_wnd", "rcvbuf", "writes", "reads",
+					   "sleeps",  "wakes",   "ipis",    "no_ipi"};
 	const struct timeline_step *snd = NULL, *rcv = NULL, *grow = NULL;
 	const int ncols = (int)(sizeof(cols) / sizeof(cols[0]));
 
@@ -389,6 +390,12 @@ int report_timeline(FILE *f, const struct timeline *tl)
 		csv_fixed(f, 0, "%.0f", snd ? (double)snd->snd_wnd : NAN);
 		csv_fixed(f, 0, "%.0f", rcv ? (double)rcv->rcv_wnd : NAN);
 		csv_fixed(f, 0, "%.0f", grow ? (double)grow->rcvbuf : NAN);
+		csv_fixed(f, 0, "%.0f", s->writes);
+		csv_fixed(f, 0, "%.0f", s->reads);
+		csv_fixed(f, 0, "%.0f", s->sleeps);
+		csv_fixed(f, 0, "%.0f", s->wakes);
+		csv_fixed(f, 0, "%.0f", s->ipis);
+		csv_fixed(f, 0, "%.0f", s->no_ipi);
 		fputc('\n', f);
 	}
 	return stream_status(f);
