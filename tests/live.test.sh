@@ -818,6 +818,10 @@ h-lo-mtu9000-d   snd_rwnd_limited_pct   0    -      0    +0.0%   yes x
 VLO
 expect_eq "$(sh $D/by-state.sh "$T/vlo.txt" | tr -s ' ' | tr '\n' ';')" \
 	"fitted, reader behind 1 rows, median |error| 30.0%;fitted, writer-bound 1 rows, median |error| 10.0%;held out, writer-bound 2 rows, median |error| 12.5%;" "by-state.sh: by state, fitted and held out"
+# loss.sh: the training rows' throughput errors (weight 3) squared and under
+# the Cauchy loss: 3 (0.01 + 0.09) = 0.30; 3 (0.01 ln 2 + 0.01 ln 10) = 0.090
+expect_eq "$(sh $D/loss.sh "$T/vlo.txt")" \
+	"2 training residuals: squares 0.30, Cauchy (C 0.1) 0.090; throughput median |error| 20.0% fitted (2), 12.5% held out (2)" "loss.sh: the fit's measures"
 # the canary study's table (kept runs and marks, fixed data): a slow run's
 # cycles a read and slow%, and the best canary's rank correlation
 C=validation/live/amd-epyc-2cpu-2096-1204-canary
