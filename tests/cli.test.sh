@@ -187,7 +187,7 @@ bad_input "--folded and -o the same file" "--folded" "$TMP/same" -- run "$D/good
 "$TCPSIM" run "$D/good.cfg" --timeline "$TMP/start.csv" --timeline-ms 2 --timeline-step 250 >"$TMP/out" 2>"$TMP/err"
 st=$?
 if [ $st -eq 0 ] && grep -q 'Throughput' "$TMP/out" && [ "$(wc -l <"$TMP/start.csv")" -eq 9 ] &&
-	head -1 "$TMP/start.csv" | grep -qx '"t_ms","segs","kB","acks","cwnd","ssthresh","srtt_us","snd_wnd","rcv_wnd","rcvbuf"' &&
+	head -1 "$TMP/start.csv" | grep -qx '"t_ms","segs","kB","acks","cwnd","ssthresh","srtt_us","snd_wnd","rcv_wnd","rcvbuf","writes","reads","sleeps","wakes","ipis","no_ipi"' &&
 	sed -n 2p "$TMP/start.csv" | grep -q '^"0.250","[1-9][0-9]*",' && tail -1 "$TMP/start.csv" | grep -q '^"2.000",'; then
 	ok "--timeline writes a header and 8 steps of 250 us"
 else
