@@ -56,12 +56,11 @@ static void start_call(struct sim *sim, const struct task *t, bool sender)
 
 static void reader_sleeps(struct sim *sim, struct cpu *c, struct task *t)
 {
-	struct timeline_step *s;
+	struct timeline_step *s = start_step(sim, t);
 
-	if (!sim->tl || t->conn != sim->conns)
-		return;
-	sim->tl->reader_cpu = c;
-	if ((s = start_step(sim, t)) != NULL)
+	if (sim->tl && t->conn == sim->conns)
+		sim->tl->reader_cpu = c; /* before the first data too: its first wakeup's IPI */
+	if (s)
 		s->sleeps++;
 }
 
