@@ -37,37 +37,46 @@
  * improve the four live hosts' validation). */
 #define IPERF3_MULTISEND 10
 
-/* The first connection's start (run --timeline): a write() or read() call
- * begun, a reader's sleep (timeline.h) */
-static struct timeline_step *start_step(struct sim *sim, const struct task *t)
+/* The first connection's start (run --timeline, timeline.h): a write()
+ * or read() call begun, a reader's sleep.  Out of line: a run without a
+ * timeline pays one test of sim->tl a call (the inline wrappers below). */
+enum start_event { START_WRITE, START_READ, START_SLEEP };
+
+__attribute__((noinline, cold)) static void start_note(struct sim *sim, struct cpu *c, const struct task *t,
+							enum start_event ev)
 {
-	return sim->tl && t->conn == sim->conns ? timeline_step_at(sim->tl, sim->now, false) : NULL;
-}
+	struct timeline_step *s;
 
-static void start_call(struct sim *sim, const struct task *t, bool sender)
-{
-	struct timeline_step *s = start_step(sim, t);
-
-	if (s && sender)
-		s->writes++;
-	else if (s)
-		s->reads++;
-}
-
-static void reader_sleeps(struct sim *sim, struct cpu *c, struct task *t)
-{
-	struct timeline_step *s = start_step(sim, t);
-
-	if (sim->tl && t->conn == sim->conns)
+	if (t->conn != sim->conns)
+		return;
+	if (ev == START_SLEEP)
 		sim->tl->reader_cpu = c; /* before the first data too: its first wakeup's IPI */
-	if (s)
+	if ((s = timeline_step_at(sim->tl, sim->now, false)) == NULL)
+		return;
+	if (ev == START_WRITE)
+		s->writes++;
+	else if (ev == START_READ)
+		s->reads++;
+	else
 		s->sleeps++;
+}
+
+static inline void start_call(struct sim *sim, struct cpu *c, const struct task *t, bool sender)
+{
+	if (__builtin_expect(sim->tl != NULL, 0))
+		start_note(sim, c, t, sender ? START_WRITE : START_READ);
+}
+
+static inline void reader_sleeps(struct sim *sim, struct cpu *c, struct task *t)
+{
+	if (__builtin_expect(sim->tl != NULL, 0))
+		start_note(sim, c, t, START_SLEEP);
 }
 
 static void call_begin(struct sim *sim, struct cpu *c, struct task *t, bool sender)
 {
 	const double *cost = c->host->cfg->cost_cycles;
-	start_call(sim, t, sender);
+	start_call(sim, c, t, sender);
 	cpu_charge(sim, c, COST_SYSCALL, cost[COST_SYSCALL]);
 	if (sim->sc->loop != LOOP_IPERF3)
 		return;
@@ -430,7 +439,7 @@ static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task
 				return APP_BLOCK;
 			}
 			t->app->in_select = false;
-			start_call(sim, t, false);
+			start_call(sim, c, t, false);
 			cpu_charge(sim, c, COST_SYSCALL, c->host->cfg->cost_cycles[COST_SYSCALL]);
 			t->in_call = true;
 			t->app->call_done = 0;

@@ -434,17 +434,23 @@ static sim_ns ipi_arrival(const struct sim *sim, const struct cpu *c)
 
 /* An IPI to `to`, or a wakeup of it without one (no_ipi), in the
  * timeline's step where `to` is the first connection's reader's CPU
- * (run --timeline; timeline.h) */
-static void timeline_ipi(struct sim *sim, const struct cpu *to, bool no_ipi)
+ * (run --timeline; timeline.h); out of line, as app.c's start_note */
+__attribute__((noinline, cold)) static void timeline_ipi_note(struct sim *sim, const struct cpu *to, bool no_ipi)
 {
 	struct timeline_step *s;
 
-	if (!sim->tl || to != sim->tl->reader_cpu || (s = timeline_step_at(sim->tl, sim->now, false)) == NULL)
+	if (to != sim->tl->reader_cpu || (s = timeline_step_at(sim->tl, sim->now, false)) == NULL)
 		return;
 	if (no_ipi)
 		s->no_ipi++;
 	else
 		s->ipis++;
+}
+
+static inline void timeline_ipi(struct sim *sim, const struct cpu *to, bool no_ipi)
+{
+	if (__builtin_expect(sim->tl != NULL, 0))
+		timeline_ipi_note(sim, to, no_ipi);
 }
 
 /* An IPI sent from `from` (charged the send, if a CPU sends it) to `to`: counted. */

@@ -418,7 +418,7 @@ struct timeline_step *tcp_timeline_step(struct sim *sim, const struct tcp_conn *
 	return timeline_step_at(sim->tl, sim->now, data);
 }
 
-void tcp_timeline_reader_woken(struct sim *sim, const struct tcp_conn *tc)
+void tcp_timeline_reader_woken_note(struct sim *sim, const struct tcp_conn *tc)
 {
 	struct timeline_step *ts = tcp_timeline_step(sim, tc, false);
 

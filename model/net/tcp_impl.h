@@ -40,8 +40,14 @@ void tcp_check_conn(const struct tcp_conn *tc);
  * first connection, or outside it (data: data reaching the receiving
  * socket, which starts it; timeline.h) */
 struct timeline_step *tcp_timeline_step(struct sim *sim, const struct tcp_conn *tc, bool data);
-/* tc's reader woken (sched:sched_wakeup), counted in the timeline's step */
-void tcp_timeline_reader_woken(struct sim *sim, const struct tcp_conn *tc);
+/* tc's reader woken (sched:sched_wakeup), counted in the timeline's step;
+ * out of line, a run without a timeline testing sim->tl alone */
+__attribute__((cold)) void tcp_timeline_reader_woken_note(struct sim *sim, const struct tcp_conn *tc);
+static inline void tcp_timeline_reader_woken(struct sim *sim, const struct tcp_conn *tc)
+{
+	if (__builtin_expect(sim->tl != NULL, 0))
+		tcp_timeline_reader_woken_note(sim, tc);
+}
 
 /* tcp_output.c (output) */
 void tcp_split_skb(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb, uint32_t len);
