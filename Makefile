@@ -239,6 +239,14 @@ REL_PGO     := -fprofile-use -fprofile-partial-training -Wno-missing-profile
 endif
 REL_OPT = $(OPT) $(REL_PGO)
 
+# The optimiser's flags as a stamp (its content, not its age, counts):
+# switching PGO or OPT rebuilds every object of build/rel/, where make
+# alone would keep the other setting's objects and link a mixture (a
+# "PGO=0" tcpsim of profile-guided objects, or none relinked at all)
+build/rel-opt.txt: FORCE
+	@mkdir -p $(@D)
+	@echo '$(REL_OPT)' | cmp -s - $@ || echo '$(REL_OPT)' > $@
+
 $(PGO_DIR)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS_COMMON) $(OPT) -fprofile-generate -fprofile-update=single -c $< -o $@
@@ -250,7 +258,8 @@ $(PGO_DIR)/libtcpsim.a: $(MODEL_SRC:%.c=$(PGO_DIR)/%.o)
 $(PGO_DIR)/tcpsim: $(CLI_SRC:%.c=$(PGO_DIR)/%.o) $(PGO_DIR)/libtcpsim.a
 	$(CC) $(OPT) -fprofile-generate -o $@ $^ $(LDLIBS_COMMON)
 
-$(PGO_DIR)/trained: $(PGO_DIR)/tcpsim
+# (the training runs are this file's: a change to them retrains)
+$(PGO_DIR)/trained: $(PGO_DIR)/tcpsim Makefile
 	find $(PGO_DIR) -name '*.gcda' -exec rm -f {} +
 	$(PGO_DIR)/tcpsim $(PGO_TRAIN_WIRE) >/dev/null
 	$(PGO_DIR)/tcpsim $(PGO_TRAIN_LO) >/dev/null
@@ -258,7 +267,7 @@ $(PGO_DIR)/trained: $(PGO_DIR)/tcpsim
 
 # -dumpbase: the object is named as its training build's, which is where
 # GCC reads the counts from and what it numbers the file's functions by
-$(REL)/%.o: %.c $(REL_PROFILE)
+$(REL)/%.o: %.c $(REL_PROFILE) build/rel-opt.txt
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS_COMMON) $(REL_OPT) $(if $(REL_PGO),-dumpbase $(PGO_DIR)/$< -dumpbase-ext .c) -c $< -o $@
 
