@@ -577,6 +577,9 @@ int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 		sim->ntasks += sc->host[h].monitors + (sc->host[h].kswapd ? 1 : 0);
 	for (int h = 0; h < sim->nhosts; h++)
 		host_init(sim, &sim->hosts[h], h, sim->ntasks, sim->nconns);
+	/* the queue's lanes (evq.h) hold every CPU's chunk end, or none */
+	if (sim->hosts[0].ncpus + (sim->nhosts > 1 ? sim->hosts[1].ncpus : 0) > EVQ_LANES)
+		sim->evq.lanes_max = 0;
 	if (sim->dev->init)
 		sim->dev->init(sim);
 	rh = sim->nhosts - 1;

@@ -2,11 +2,12 @@
  * test_engine: the event loop with and without its fast paths.
  *
  * evq keeps a key earlier than every pending one beside the heap (evq.h:
- * the next step of a CPU is nearly always such a key), and a handler whose
+ * the next step of a CPU is nearly always such a key) and a few CPUs'
+ * chunk ends in lanes beside it (evq.h), and a handler whose
  * last act schedules the very next event runs it itself (sim.h:
  * sim_next_inline; a CPU's next chunk end, a frame's arrival).  That must
- * change nothing but speed: two sims of one scenario, one with both and
- * one with front_off (neither), run the same number of events and every
+ * change nothing but speed: two sims of one scenario, one with all three and
+ * one with front_off (none), run the same number of events and every
  * event they run must agree in time, seq, handler and argument (sim.trace
  * hands each over), for NIC runs without link delay, with one frame in
  * flight and with many, and loopback runs with timers, cost jitter and
@@ -59,11 +60,14 @@ static void record(void *ctx, const struct evq_ev *ev)
 }
 
 /* Run both sims for about n events (or until they end) and compare them
- * event by event.  a has the front slot and the events handlers take
- * inline (sim_next_inline), b neither: one sim_step of a may run several
- * events, so a runs first and b is stepped until it has run as many. */
-static void same_trace(const struct scenario *sc, long n)
+ * event by event.  a has the front slot, the lanes (in a run of no more
+ * CPUs than lanes) and the events handlers take inline (sim_next_inline),
+ * b none: one sim_step of a may run several events, so a runs first and b
+ * is stepped until it has run as many.  Returns the timers a armed into a
+ * lane. */
+static uint64_t same_trace(const struct scenario *sc, long n)
 {
+	uint64_t laned;
 	struct sim a, b;
 	struct ev_log la = {0}, lb = {0};
 	struct tcpsim_err err = {0};
@@ -103,12 +107,17 @@ static void same_trace(const struct scenario *sc, long n)
 	 * slot would take) */
 	assert_true(a.evq.fronted > la.n / 1000);
 	assert_true(a.inlined > la.n / 20);
+	if (a.evq.lanes_max) /* a run of no more CPUs than lanes (run.c) */
+		assert_true(a.evq.laned > la.n / 1000);
 	assert_int_equal(b.evq.fronted, 0);
+	assert_int_equal(b.evq.laned, 0);
 	assert_int_equal(b.inlined, 0);
+	laned = a.evq.laned;
 	free(la.ev);
 	free(lb.ev);
 	sim_release(&a);
 	sim_release(&b);
+	return laned;
 }
 
 static void test_nic_same_trace(void **state)
@@ -180,6 +189,23 @@ static void test_nic_fast_wire_same_trace(void **state)
 
 	wire_work(&sc, "100Gbit", "1us");
 	same_trace(&sc, 300000);
+}
+
+/* The bench's hosts of two CPUs (bench/common.cfg): four CPUs in all, so
+ * every CPU's chunk end that is not the next event goes to a lane. */
+static void test_nic_lanes_same_trace(void **state)
+{
+	struct scenario sc;
+	(void)state;
+
+	wire_work(&sc, "10Gbit", "1us");
+	set(&sc, "host.cpus", "2");
+	set(&sc, "app.send_cpu", "0");
+	set(&sc, "app.recv_cpu", "1");
+	assert_true(same_trace(&sc, 300000) > 0);
+	wire_work(&sc, "100Gbit", "1us");
+	set(&sc, "host.cpus", "2");
+	assert_true(same_trace(&sc, 300000) > 0);
 }
 
 static void test_loopback_same_trace(void **state)
@@ -309,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_nic_delay_same_trace),
 		cmocka_unit_test(test_nic_long_wire_same_trace),
 		cmocka_unit_test(test_nic_fast_wire_same_trace),
+		cmocka_unit_test(test_nic_lanes_same_trace),
 		cmocka_unit_test(test_loopback_same_trace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

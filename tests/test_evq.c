@@ -16,7 +16,9 @@
  * bits beside the slot); random cases run
  * many seeds of a fixed xorshift64* generator with times drawn from a small
  * range so that equal times are the rule, not the exception (and once from
- * clusters spread over all 64 bits of sim_ns, sign included).  Every pop is
+ * clusters spread over all 64 bits of sim_ns, sign included), and again
+ * with some timers armed into lanes (evq_timer_arm_lane, more of them than
+ * lanes) and cancelled either way.  Every pop is
  * compared field by field with the oracle's; a mismatch prints seed, step,
  * field, got and want.
  */
@@ -280,6 +282,27 @@ static void h_cancel(struct harness *h, int k)
 	oracle_kill_timer(&h->o, &h->tm[k]);
 	h->tm_want[k] = 0;
 	evq_timer_cancel(&h->tm[k]);
+	h->step++;
+	h_check_state(h);
+}
+
+/* The same through a lane where one is free (evq_timer_arm_lane: the arm
+ * of an unarmed timer without a queued entry), and the cancel that frees
+ * it at once: the oracle is the same. */
+static void h_arm_lane(struct harness *h, int k, sim_ns t, int f, int obj, uint64_t arg)
+{
+	oracle_kill_timer(&h->o, &h->tm[k]);
+	h->tm_want[k] = oracle_push(&h->o, t, fns[f], &h->objs[obj], arg, &h->tm[k]);
+	evq_timer_arm_lane(&h->q, &h->tm[k], t, fns[f], &h->objs[obj], arg);
+	h->step++;
+	h_check_state(h);
+}
+
+static void h_cancel_now(struct harness *h, int k)
+{
+	oracle_kill_timer(&h->o, &h->tm[k]);
+	h->tm_want[k] = 0;
+	evq_timer_cancel_now(&h->q, &h->tm[k]);
 	h->step++;
 	h_check_state(h);
 }
@@ -675,8 +698,14 @@ static const sim_ns wide_bases[] = {
 	300000000000LL /* 300 s */, (sim_ns)1 << 62, INT64_MAX - 3,
 };
 
-static void random_run_lead(uint64_t seed, bool monotone, unsigned long ops, size_t target_max,
-			    sim_ns span, sim_ns timer_lead)
+/* LANE_TIMERS: in a run with lanes, timers 0 .. LANE_TIMERS - 1 are armed
+ * with evq_timer_arm_lane (more of them than lanes, so some find none
+ * free) and cancelled either way; the others as before, so lanes and the
+ * rest's dead and moved entries meet. */
+#define LANE_TIMERS 6
+
+static void random_run_lanes(uint64_t seed, bool monotone, unsigned long ops, size_t target_max,
+			     sim_ns span, sim_ns timer_lead, bool lanes)
 {
 	struct harness h;
 	struct rng r = {.s = seed * 0x9E3779B97F4A7C15ULL + 1};
@@ -698,17 +727,37 @@ static void random_run_lead(uint64_t seed, bool monotone, unsigned long ops, siz
 		if (x < (want_more ? 45u : 25u)) {
 			h_push(&h, t, f, obj, arg);
 		} else if (x < (want_more ? 65u : 35u)) {
-			h_arm(&h, (int)rng_below(&r, NTIMERS), t + timer_lead, f, obj, arg);
+			int k = (int)rng_below(&r, NTIMERS);
+			if (lanes && k < LANE_TIMERS) {
+				if (h.tm_want[k]) /* as a preempted CPU's chunk end (cpu.c: irq_ev) */
+					h_cancel_now(&h, k);
+				h_arm_lane(&h, k, t + timer_lead, f, obj, arg);
+			} else {
+				h_arm(&h, k, t + timer_lead, f, obj, arg);
+			}
 		} else if (x < (want_more ? 70u : 40u)) {
-			h_cancel(&h, (int)rng_below(&r, NTIMERS));
+			int k = (int)rng_below(&r, NTIMERS);
+			if (lanes && (arg & 1))
+				h_cancel_now(&h, k);
+			else
+				h_cancel(&h, k);
 		} else {
 			struct evq_ev ev;
 			if (h_pop(&h, &ev))
 				now = ev.t;
 		}
 	}
+	if (lanes)
+		assert_true(h.q.laned > ops / 1000);
 	h_drain(&h);
+	CHECK_EQ(&h, "no lane in use after drain", h.q.nlane, 0);
 	h_release(&h);
+}
+
+static void random_run_lead(uint64_t seed, bool monotone, unsigned long ops, size_t target_max,
+			    sim_ns span, sim_ns timer_lead)
+{
+	random_run_lanes(seed, monotone, ops, target_max, span, timer_lead, false);
 }
 
 static void random_run(uint64_t seed, bool monotone, unsigned long ops, size_t target_max,
@@ -764,6 +813,26 @@ static void test_random_small(void **state)
 		random_run(seed, seed & 1, 400, 9, 3);
 }
 
+/* Lanes (evq.h) among the rest: ties, spread, arbitrary and wide times,
+ * timers moved along, small queues, and the growth that rewrites every
+ * key's seq field, lanes' included. */
+static void test_random_lanes(void **state)
+{
+	(void)state;
+	for (uint64_t seed = 901; seed <= 906; seed++)
+		random_run_lanes(seed, true, 20000, 3000, 4, 0, true);
+	for (uint64_t seed = 911; seed <= 914; seed++)
+		random_run_lanes(seed, true, 20000, 3000, 1000, 0, true);
+	for (uint64_t seed = 921; seed <= 924; seed++)
+		random_run_lanes(seed, false, 20000, 3000, 16, 0, true);
+	for (uint64_t seed = 931; seed <= 934; seed++)
+		random_run_lanes(seed, false, 20000, 3000, 0, 0, true);
+	for (uint64_t seed = 941; seed <= 944; seed++)
+		random_run_lanes(seed, true, 20000, 200, 100, 5000, true);
+	for (uint64_t seed = 951; seed <= 1050; seed++)
+		random_run_lanes(seed, seed & 1, 400, 9, 3, 0, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -785,6 +854,7 @@ int main(void)
 		cmocka_unit_test(test_random_wide_times),
 		cmocka_unit_test(test_random_mostly_later),
 		cmocka_unit_test(test_random_small),
+		cmocka_unit_test(test_random_lanes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -117,6 +117,10 @@ static void evq_grow(struct evq *q, uint32_t cap)
 		uint64_t slot = q->front.seqslot & (q->cap - 1);
 		q->front.seqslot = (q->front.seqslot >> old_bits) << bits | slot;
 	}
+	for (uint32_t i = 0; i < q->nlane; i++)
+		q->lane[i].k.seqslot = (q->lane[i].k.seqslot >> old_bits) << bits;
+	if (q->nlane)
+		q->lane_min = q->lane[q->lane_min_i].k;
 	if (q->nheap == 0)
 		heap[0] = key_none;
 	free(q->heap_mem);
@@ -138,13 +142,16 @@ void evq_init(struct evq *q)
 	q->slots = NULL;
 	q->n = q->nheap = q->cap = q->slot_bits = 0;
 	q->front = (struct evq_key){0};
+	q->nlane = q->lane_min_i = 0;
+	q->lanes_max = EVQ_LANES;
+	q->lane_min = key_none;
 	q->front_off = false;
 	q->next_seq = 1;
 	q->bkt = NULL;
 	evq_grow(q, EVQ_CAP0);
 	bkt_init(q);
 	q->ndead = 0;
-	q->pushed = q->skipped = q->requeued = q->fronted = 0;
+	q->pushed = q->skipped = q->requeued = q->fronted = q->laned = 0;
 }
 
 void evq_release(struct evq *q)
@@ -164,6 +171,8 @@ void evq_release(struct evq *q)
 	q->nbkt = 0;
 	q->n = q->nheap = q->cap = 0;
 	q->front.seqslot = 0;
+	q->nlane = 0;
+	q->lane_min = key_none;
 }
 
 /* Put key k at position i or above, moving larger parents down. */
@@ -509,12 +518,87 @@ void evq_push_seq(struct evq *q, sim_ns t, uint64_t seq, evq_fn fn, void *obj, u
 
 static void evq_drop_dead(struct evq *q);
 
+/*
+ * The lanes (evq.h).  lane_min is the least of lane[0 .. nlane), found by
+ * a scan of at most EVQ_LANES keys whenever one leaves; a timer is in a
+ * lane while it is armed (seq) with no queued entry (qseq 0), a state no
+ * other arm leaves it in.
+ */
+static inline void lane_set_min(struct evq *q)
+{
+	uint32_t mi = 0;
+
+	if (q->nlane == 0) {
+		q->lane_min = key_none;
+		return;
+	}
+	for (uint32_t i = 1; i < q->nlane; i++)
+		if (key_of(&q->lane[i].k) < key_of(&q->lane[mi].k))
+			mi = i;
+	q->lane_min_i = mi;
+	q->lane_min = q->lane[mi].k;
+}
+
+static inline void lane_remove(struct evq *q, uint32_t i)
+{
+	q->lane[i] = q->lane[--q->nlane];
+	lane_set_min(q);
+}
+
+/* Free tm's lane (tm is in one: armed, no queued entry); not the lane of
+ * an earlier arm that evq_timer_cancel left behind, which has another seq. */
+static void lane_drop_tm(struct evq *q, const struct evq_timer *tm)
+{
+	for (uint32_t i = 0; i < q->nlane; i++)
+		if (q->lane[i].tm == tm && q->lane[i].k.seqslot >> q->slot_bits == tm->seq) {
+			lane_remove(q, i);
+			return;
+		}
+	INVARIANT(0, "event queue: an armed timer with no entry and no lane");
+}
+
+/* evq_timer_arm_lane's own part, once it saw a free lane.  Out of line:
+ * inlined, it grows the CPU's chunk_start past inlining. */
+__attribute__((noinline)) void evq_lane_arm(struct evq *q, struct evq_timer *tm, sim_ns t, evq_fn fn, void *obj,
+					    uint64_t arg)
+{
+	struct evq_lane *l;
+	uint64_t seq;
+
+	if (q->front_off || q->nlane >= q->lanes_max || tm->seq || tm->qseq) {
+		evq_timer_arm(q, tm, t, fn, obj, arg);
+		return;
+	}
+	seq = q->next_seq++;
+	INVARIANT(seq < q->seq_end, "event queue: seq %llu too large to number beside %u pending events",
+		  (unsigned long long)seq, q->cap);
+	tm->seq = seq;
+	tm->t = t;
+	l = &q->lane[q->nlane];
+	*l = (struct evq_lane){.k = key_make(q, t, seq, 0), .fn = fn, .obj = obj, .arg = arg, .tm = tm};
+	if (key_of(&l->k) < key_of(&q->lane_min)) { /* key_none while no lane was in use */
+		q->lane_min = l->k;
+		q->lane_min_i = q->nlane;
+	}
+	q->nlane++;
+	q->laned++;
+}
+
+void evq_timer_cancel_now(struct evq *q, struct evq_timer *tm)
+{
+	if (tm->seq && !tm->qseq)
+		lane_drop_tm(q, tm);
+	tm->seq = 0;
+}
+
 void evq_timer_arm(struct evq *q, struct evq_timer *tm, sim_ns t, evq_fn fn, void *obj, uint64_t arg)
 {
 	uint64_t seq = q->next_seq++;
 
 	INVARIANT(seq < q->seq_end, "event queue: seq %llu too large to number beside %u pending events",
 		  (unsigned long long)seq, q->cap);
+	if (tm->seq && !tm->qseq) /* re-armed out of its lane */
+		lane_drop_tm(q, tm);
 	tm->seq = seq;
 	tm->t = t;
 	if (tm->qseq && tm->qt <= t) {
@@ -683,13 +767,23 @@ __attribute__((always_inline)) static inline bool key_fires(const struct evq *q,
 	return true;
 }
 
+/* Whether the earliest lane key comes first: due by `until` and before
+ * `first`, the rest's first key due by `until` (NULL: none).  Lanes in use. */
+static inline bool lane_first(const struct evq *q, const struct evq_key *first, sim_ns until)
+{
+	return q->lane_min.t <= until && (!first || key_of(&q->lane_min) < key_of(first));
+}
+
+static bool pop_lane(struct evq *q, sim_ns until, struct evq_ev *ev);
+
 /* evq_pop_until once the first key (first, due by `until`) is a timer
  * entry that does not fire as armed: each in turn is dropped or moves on
- * (timer_entry_passed), until a key fires and its event comes out. */
+ * (timer_entry_passed), until a key fires and its event comes out, or a
+ * lane's key is first. */
 __attribute__((noinline)) static bool pop_timers(struct evq *q, sim_ns until, const struct evq_key *first,
 						 struct evq_ev *ev)
 {
-	do {
+	for (;;) {
 		uint32_t slot = key_slot(q, first);
 		struct evq_timer *tm = q->slots[slot].timer;
 
@@ -698,8 +792,52 @@ __attribute__((noinline)) static bool pop_timers(struct evq *q, sim_ns until, co
 			return true;
 		}
 		timer_entry_passed(q, first, tm, slot, key_seq(q, first));
-	} while ((first = first_key(q, until)) != NULL);
-	return false;
+		first = first_key(q, until);
+		if (q->nlane && lane_first(q, first, until))
+			return pop_lane(q, until, ev);
+		if (!first)
+			return false;
+	}
+}
+
+/* The pop once the lanes' key is not first: first, the rest's first key
+ * due by `until` (NULL: none). */
+__attribute__((always_inline)) static inline bool pop_rest(struct evq *q, sim_ns until,
+							   const struct evq_key *first, struct evq_ev *ev)
+{
+	if (!first)
+		return false;
+	if (!key_fires(q, first, q->slots[key_slot(q, first)].timer))
+		return pop_timers(q, until, first, ev);
+	pop_first(q, first, ev);
+	return true;
+}
+
+/* The pop when the earliest lane key is first: its event comes out if its
+ * timer fires with it; a lane whose timer was cancelled (evq_timer_cancel)
+ * or re-armed since is dropped, and the pop goes on.  Out of line, as
+ * pop_timers: evq_pop_until calls neither of them back, so it stays
+ * inline in the event loop. */
+__attribute__((noinline)) static bool pop_lane(struct evq *q, sim_ns until, struct evq_ev *ev)
+{
+	const struct evq_key *first;
+
+	do {
+		struct evq_lane l = q->lane[q->lane_min_i];
+		uint64_t seq = l.k.seqslot >> q->slot_bits;
+
+		lane_remove(q, q->lane_min_i);
+		q->last_t = l.k.t;
+		if (l.tm->seq == seq && !l.tm->qseq) {
+			l.tm->seq = 0; /* fired: no longer armed */
+			*ev = (struct evq_ev){.t = l.k.t, .seq = seq, .fn = l.fn, .obj = l.obj, .arg = l.arg,
+					      .timer = l.tm};
+			return true;
+		}
+		q->skipped++;
+		first = first_key(q, until);
+	} while (q->nlane && lane_first(q, first, until));
+	return pop_rest(q, until, first, ev);
 }
 
 /* The plain event's path, and a timer's that fires as armed (a CPU's
@@ -709,10 +847,7 @@ bool evq_pop_until(struct evq *q, sim_ns until, struct evq_ev *ev)
 {
 	const struct evq_key *first = first_key(q, until);
 
-	if (!first)
-		return false;
-	if (!key_fires(q, first, q->slots[key_slot(q, first)].timer))
-		return pop_timers(q, until, first, ev);
-	pop_first(q, first, ev);
-	return true;
+	if (q->nlane && lane_first(q, first, until))
+		return pop_lane(q, until, ev);
+	return pop_rest(q, until, first, ev);
 }

@@ -35,8 +35,22 @@
  * empty and turns the other paths around the queue off too, sim.h's
  * sim_next_inline and netdev_nic.c's one queued arrival per direction: the
  * tests compare).
- * Callers read n, pushed, skipped, requeued and fronted and may set
- * front_off before the first push; the rest is the queue's own.
+ *
+ * Lanes: up to EVQ_LANES timers armed with evq_timer_arm_lane keep their
+ * key and event in lane[] instead, and the next event is the earlier of
+ * the earliest lane key (lane_min) and the rest's next one.  They are for
+ * a CPU's chunk end that is due after another CPU's (or the wire's) next
+ * event, and so cannot be taken inline: an arm and a pop of a lane are a
+ * store and a scan of a few keys, where a bucket's or the heap's take a
+ * slot, the buckets' bookkeeping and the removal.  Lane keys take their
+ * seq as any push does, so the order is (t, seq) wherever a key is kept;
+ * front_off turns the lanes off too, and so does lanes_max = 0 (set by the
+ * caller before the first push: run.c does for a run of more CPUs than
+ * lanes, where whichever CPUs' chunk ends hold them is a matter of chance
+ * and every pop still pays the comparison with them).
+ * Callers read n (entries outside the lanes), pushed, skipped, requeued,
+ * fronted and laned and may set front_off and lanes_max before the first
+ * push; the rest is the queue's own.
  *
  * Invariant: evq_pop() never returns an event earlier than the previous one
  * (checked by sim_step, engine/sim.c, which owns the clock).
@@ -85,8 +99,22 @@ struct evq_slot {
 	struct evq_timer *timer;
 };
 
+/* A lane: a timer's key and event kept beside the rest of the queue. */
+#define EVQ_LANES 4
+struct evq_lane {
+	struct evq_key k;       /* seqslot: seq << slot_bits (no slot) */
+	evq_fn fn;
+	void *obj;
+	uint64_t arg;
+	struct evq_timer *tm;
+};
+
 struct evq {
 	struct evq_key front;   /* earlier than every key in heap; seqslot 0: none */
+	uint32_t nlane;         /* lanes in use (lane[0 .. nlane)) */
+	uint32_t lanes_max;     /* lanes it may use: EVQ_LANES, or 0 (off) */
+	uint32_t lane_min_i;    /* the lane of lane_min */
+	struct evq_key lane_min; /* the earliest lane key; key_none (evq.c) while nlane is 0 */
 	struct evq_key *heap;   /* 4-ary min-heap of nheap keys (children of i: 4i+1 .. 4i+4);
 				 * heap[0] is key_none (evq.c) while nheap is 0 */
 	void *heap_mem;         /* heap's allocation (heap + 1 is cache-line aligned) */
@@ -115,7 +143,9 @@ struct evq {
 	uint64_t pushed;        /* statistics: keys inserted, */
 	uint64_t skipped;       /*   entries dropped unfired (dead or cancelled), */
 	uint64_t requeued;      /*   timer entries moved to a later re-arm, */
-	uint64_t fronted;       /*   keys that went to front */
+	uint64_t fronted;       /*   keys that went to front, */
+	uint64_t laned;         /*   timers armed into a lane */
+	struct evq_lane lane[EVQ_LANES];
 };
 
 void evq_init(struct evq *q);
@@ -132,7 +162,23 @@ void evq_push_seq(struct evq *q, sim_ns t, uint64_t seq, evq_fn fn, void *obj, u
 
 /* Arm (or re-arm) a cancellable timer: any earlier event of tm dies. */
 void evq_timer_arm(struct evq *q, struct evq_timer *tm, sim_ns t, evq_fn fn, void *obj, uint64_t arg);
+/* The same for a timer that is not armed and has no entry queued (a CPU's
+ * chunk end): its key goes into a free lane if there is one (see above),
+ * else as evq_timer_arm puts it (inline, the test for a free lane: with
+ * lanes off, an arm as before; evq_lane_arm is the rest, out of line). */
+void evq_lane_arm(struct evq *q, struct evq_timer *tm, sim_ns t, evq_fn fn, void *obj, uint64_t arg);
+static inline void evq_timer_arm_lane(struct evq *q, struct evq_timer *tm, sim_ns t, evq_fn fn, void *obj,
+				      uint64_t arg)
+{
+	if (q->nlane < q->lanes_max)
+		evq_lane_arm(q, tm, t, fn, obj, arg);
+	else
+		evq_timer_arm(q, tm, t, fn, obj, arg);
+}
 static inline void evq_timer_cancel(struct evq_timer *tm) { tm->seq = 0; }
+/* Cancel, and free the timer's lane at once if it has one (a lane's entry
+ * of a timer cancelled by evq_timer_cancel is dropped when it comes up). */
+void evq_timer_cancel_now(struct evq *q, struct evq_timer *tm);
 static inline bool evq_timer_armed(const struct evq_timer *tm) { return tm->seq != 0; }
 
 /* Remove the earliest live event into *ev if it is due by `until`; false
@@ -146,10 +192,14 @@ static inline sim_ns evq_peek_time(const struct evq *q)
 {
 	sim_ns t;
 
-	if (q->front.seqslot)
-		return q->front.t;
-	t = q->nheap ? q->heap[0].t : INT64_MAX;
-	return q->nbkt && q->bmin.t < t ? q->bmin.t : t;
+	if (q->front.seqslot) {
+		t = q->front.t;
+	} else {
+		t = q->nheap ? q->heap[0].t : INT64_MAX;
+		if (q->nbkt && q->bmin.t < t)
+			t = q->bmin.t;
+	}
+	return q->lane_min.t < t ? q->lane_min.t : t; /* INT64_MAX with no lane */
 }
 
 #endif

@@ -80,7 +80,7 @@ static enum chunk_fate chunk_start(struct sim *sim, struct cpu *c, int ctx, sim_
 		c->running = -1; /* chunk_done's work, before its cpu_dispatch */
 		return CHUNK_ENDED;
 	}
-	evq_timer_arm(&sim->evq, &c->chunk_tm, c->chunk_end, chunk_done, c, 0);
+	evq_timer_arm_lane(&sim->evq, &c->chunk_tm, c->chunk_end, chunk_done, c, 0);
 	return CHUNK_QUEUED;
 }
 
@@ -328,7 +328,7 @@ static void irq_ev(struct sim *sim, void *obj, uint64_t arg)
 		/* preempt: save what is left of the chunk */
 		c->left_ns[c->running] = c->chunk_end - sim->now;
 		INVARIANT(c->left_ns[c->running] >= 0, "cpu%d: chunk ends in the past", c->id);
-		evq_timer_cancel(&c->chunk_tm);
+		evq_timer_cancel_now(&sim->evq, &c->chunk_tm);
 		c->running = -1;
 	}
 	cpu_dispatch(sim, c);
