@@ -51,6 +51,9 @@ struct cli_args {
 	const char *timeline;   /* run --timeline FILE: the start, step by step, or NULL */
 	int timeline_ms;        /* --timeline-ms (default 10) */
 	int timeline_step_us;   /* --timeline-step (default 100) */
+	const char *charges;    /* run --charges FILE: each CPU step's charges over a window, or NULL */
+	const char *charges_at; /* --charges-at T: the window's start (default 0) */
+	int charges_us;         /* --charges-us (default 100) */
 	const char *states;     /* run --states T: the run again, its receivers T late, or NULL */
 	int reps;               /* compare: runs (seeds) per side */
 	int jobs;               /* compare: threads for the runs */
@@ -171,6 +174,29 @@ static int parse_args(int argc, char **argv, struct cli_args *o)
 				o->timeline = val;
 				continue;
 			}
+			if ((r = cli_option_value(argc, argv, &i, NULL, "--charges", &val)) != 0) {
+				if (r < 0)
+					return usage_error("option '%s' needs an argument (charge log CSV file)", a);
+				if (o->max_cfg != 1)
+					return usage_error("--charges: only '%s' logs charges", "tcpsim run");
+				o->charges = val;
+				continue;
+			}
+			if ((r = cli_option_value(argc, argv, &i, NULL, "--charges-at", &val)) != 0) {
+				if (r < 0)
+					return usage_error("option '%s' needs an argument (a time, e.g. 300ms)", a);
+				if (o->max_cfg != 1)
+					return usage_error("--charges-at: only '%s' logs charges", "tcpsim run");
+				o->charges_at = val;
+				continue;
+			}
+			if ((r = cli_option_value(argc, argv, &i, NULL, "--charges-us", &val)) != 0) {
+				if (r < 0)
+					return usage_error("option '%s' needs an argument (microseconds)", a);
+				if (o->max_cfg != 1 || parse_count(val, 10000, &o->charges_us))
+					return usage_error("--charges-us %s: expected a whole number of us from 1 to 10000", val);
+				continue;
+			}
 			if ((r = cli_option_value(argc, argv, &i, NULL, "--states", &val)) != 0) {
 				if (r < 0)
 					return usage_error("option '%s' needs an argument (a time, e.g. 2ms)", a);
@@ -285,11 +311,15 @@ static int memstream_done(FILE *ms, int report_rc, char **buf)
 
 /* ---- run ------------------------------------------------------------------ */
 
+/* --charges: rows kept at most (some 40 MB); a window that holds more is
+ * cut at a step, and the command says where */
+#define CHARGES_MAX_ROWS 1000000
+
 static void run_usage(FILE *f)
 {
 	fputs("usage: tcpsim run FILE.cfg [-s section.key=value]... [--reps N [-j N]] [--format table|csv|json] [-o OUT]\n"
 	      "                [--folded FILE [--folded-cpus]] [--timeline FILE [--timeline-ms MS] [--timeline-step US]]\n"
-	      "                [--states T]\n"
+	      "                [--charges FILE [--charges-at T] [--charges-us US]] [--states T]\n"
 	      "  -s, --set K=V   override one key after FILE.cfg is read (repeatable, in order)\n"
 	      "  --reps N        N runs, seeds sweep_seed(run.seed, 0, rep): the distribution of the\n"
 	      "                  figures and of the steady state (Regime) each run settled in; the\n"
@@ -309,6 +339,12 @@ static void run_usage(FILE *f)
 	      "                  the writer's and reader's calls, the reader's sleeps and wakeups and the\n"
 	      "                  IPIs to its CPU (the columns of tools/wakeups-live --startup on a live\n"
 	      "                  machine); not with --reps\n"
+	      "  --charges F     also write each CPU step's charges to F as CSV (whole or not at all):\n"
+	      "                  for the steps that begin in --charges-us US (default 100, at most 10000)\n"
+	      "                  from --charges-at T (default 0; e.g. 300ms, past the warm-up the Run\n"
+	      "                  line reports), one row per step, context and cost: the step's start\n"
+	      "                  (t_us), host, cpu, context, cost (its [cost] key), cycles and the step's\n"
+	      "                  whole length (step_us) -- the model's perf script; not with --reps\n"
 	      "  --states T      run it again with the receivers starting T after the senders\n"
 	      "                  (app.recv_start; e.g. 2ms) and say whether the two settle in one steady\n"
 	      "                  state or two (a reader that starts behind its data stays behind where\n"
@@ -433,6 +469,7 @@ int cmd_run(int argc, char **argv)
 	struct cli_args a = {.cmd = "run", .max_cfg = 1, .fmt = FMT_TABLE};
 	struct timeline tl = {0};
 	struct cpu_cycles cc = {0};
+	struct chargelog cl = {0};
 	struct scenario *sc = NULL;
 	struct metrics *m = NULL;
 	struct tcpsim_err err = {0};
@@ -492,6 +529,32 @@ int cmd_run(int argc, char **argv)
 		rc = usage_error("--timeline-ms and --timeline-step: only with --timeline %s", "FILE");
 		goto done;
 	}
+	if (a.charges) {
+		double at = 0;
+		const char *unit;
+		struct tcpsim_err terr = {0};
+		if (a.reps > 1) {
+			rc = usage_error("--charges: logs one run, not --reps %s", "N");
+			goto done;
+		}
+		if ((a.out && strcmp(a.out, a.charges) == 0 && strcmp(a.out, "-") != 0) ||
+		    (a.folded && strcmp(a.folded, a.charges) == 0) || (a.timeline && strcmp(a.timeline, a.charges) == 0)) {
+			rc = usage_error("--charges '%s' is another output too; name each file once", a.charges);
+			goto done;
+		}
+		if (a.charges_at && config_value_number("run.warmup", a.charges_at, &at, &unit, &terr) != TCPSIM_OK) {
+			rc = usage_error("--charges-at %s: expected a time from 0 to 600s (e.g. 300ms)", a.charges_at);
+			goto done;
+		}
+		if ((rc = output_check(a.charges, a.cfg, a.ncfg)) != 0)
+			goto done;
+		cl.from = (int64_t)at;
+		cl.to = cl.from + (int64_t)(a.charges_us ? a.charges_us : 100) * 1000;
+		cl.max_rows = CHARGES_MAX_ROWS;
+	} else if (a.charges_at || a.charges_us) {
+		rc = usage_error("--charges-at and --charges-us: only with --charges %s", "FILE");
+		goto done;
+	}
 	if (a.states) {
 		double ns;
 		if (a.reps > 1 || a.fmt != FMT_TABLE) {
@@ -537,7 +600,8 @@ int cmd_run(int argc, char **argv)
 		free(ms_runs);
 		goto done;
 	}
-	if (tcpsim_run_detail(sc, m, a.timeline ? &tl : NULL, a.folded_cpus ? &cc : NULL, &err) != TCPSIM_OK) {
+	if (tcpsim_run_detail(sc, m, a.timeline ? &tl : NULL, a.folded_cpus ? &cc : NULL, a.charges ? &cl : NULL,
+			      &err) != TCPSIM_OK) {
 		print_err(&err);
 		rc = err.code == TCPSIM_EUSAGE ? 2 : 1;
 		goto done;
@@ -601,8 +665,30 @@ int cmd_run(int argc, char **argv)
 		if (rc)
 			goto done;
 	}
+	if (a.charges) {
+		char *cbuf = NULL;
+		size_t clen = 0;
+		FILE *cs = cli_memstream(&cbuf, &clen);
+		if (!cs) {
+			rc = 1;
+			goto done;
+		}
+		rc = memstream_done(cs, report_chargelog(cs, &cl), &cbuf);
+		if (rc == 0)
+			rc = output_commit(a.charges, cbuf, clen);
+		free(cbuf);
+		if (rc)
+			goto done;
+		if (cl.truncated)
+			fprintf(stderr, "tcpsim: --charges: the log holds its first %zu rows, up to the step at %.3f us; "
+					"shorten --charges-us for the rest\n", cl.n, (double)cl.last_t / 1e3);
+		else if (cl.n == 0)
+			fprintf(stderr, "tcpsim: --charges: no step began in the window (the run ended at %.3f s)\n",
+				m->warmup_s + m->measured_s);
+	}
 	rc = output_commit(a.out, buf, len);
 done:
+	chargelog_free(&cl);
 	free(tl.steps);
 	cpu_cycles_free(&cc);
 	free(buf);

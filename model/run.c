@@ -672,7 +672,7 @@ int tcpsim_run(const struct scenario *sc, struct metrics *out, struct tcpsim_err
 
 int tcpsim_run_timeline(const struct scenario *sc, struct metrics *out, struct timeline *tl, struct tcpsim_err *err)
 {
-	return tcpsim_run_detail(sc, out, tl, NULL, err);
+	return tcpsim_run_detail(sc, out, tl, NULL, NULL, err);
 }
 
 /* Each CPU's cycles by context and cost since the warm-up's end (the marks
@@ -698,7 +698,7 @@ static void fill_cpu_cycles(const struct sim *sim, struct cpu_cycles *cc)
 }
 
 int tcpsim_run_detail(const struct scenario *sc, struct metrics *out, struct timeline *tl, struct cpu_cycles *cc,
-		      struct tcpsim_err *err)
+		      struct chargelog *cl, struct tcpsim_err *err)
 {
 	struct sim sim;
 	struct measure ms;
@@ -709,6 +709,13 @@ int tcpsim_run_detail(const struct scenario *sc, struct metrics *out, struct tim
 	if (rc)
 		return rc;
 	sim.tl = tl;
+	if (cl) {
+		size_t ncpus = (size_t)sim.hosts[0].ncpus + (sim.nhosts > 1 ? (size_t)sim.hosts[1].ncpus : 0);
+		cl->mark = xcalloc(ncpus * CTX_N * COST_N, sizeof(*cl->mark));
+		cl->open = xcalloc(ncpus, sizeof(*cl->open));
+		cl->last_t = -1;
+		sim.chg = cl;
+	}
 	ms.sleep_mark = xcalloc((size_t)sim.ntasks, sizeof(*ms.sleep_mark));
 	ms.sim = &sim;
 	sim_start(&sim);

@@ -9,6 +9,7 @@
 #ifndef TCPSIM_TCPSIM_H
 #define TCPSIM_TCPSIM_H
 
+#include "chargelog.h"
 #include "err.h"
 #include "metrics.h"
 #include "scenario.h"
@@ -19,8 +20,11 @@ int tcpsim_run(const struct scenario *sc, struct metrics *out, struct tcpsim_err
  * steps zeroed, t0 -1: timeline.h) */
 int tcpsim_run_timeline(const struct scenario *sc, struct metrics *out, struct timeline *tl, struct tcpsim_err *err);
 /* tcpsim_run_timeline, and (cc not NULL) each CPU's cycles over the
- * measured interval into cc (metrics.h; cpu_cycles_free releases them) */
+ * measured interval into cc (metrics.h; cpu_cycles_free releases them),
+ * and (cl not NULL: from, to and max_rows set, the rest zeroed) each CPU
+ * step's charges in cl's window (chargelog.h; chargelog_free releases
+ * them) */
 int tcpsim_run_detail(const struct scenario *sc, struct metrics *out, struct timeline *tl, struct cpu_cycles *cc,
-		      struct tcpsim_err *err);
+		      struct chargelog *cl, struct tcpsim_err *err);
 
 #endif

@@ -200,6 +200,33 @@ bad_input "--timeline and -o the same file" "--timeline" "$TMP/same" -- run "$D/
 bad_input "--timeline-ms without --timeline" "--timeline-ms" "only with --timeline" -- run "$D/good.cfg" --timeline-ms 5
 bad_input "--timeline-ms 0" "--timeline-ms 0" "1 to 1000" -- run "$D/good.cfg" --timeline "$TMP/z.csv" --timeline-ms 0
 bad_input "--timeline-step longer than the timeline" "steps" "fewer than 1" -- run "$D/good.cfg" --timeline "$TMP/z.csv" --timeline-ms 1 --timeline-step 5000
+# --charges: each CPU step's charges over a window as CSV beside the
+# report; steps in the window only, in the order they ran
+"$TCPSIM" run "$D/good.cfg" --charges "$TMP/chg.csv" --charges-at 20ms --charges-us 50 >"$TMP/out" 2>"$TMP/err"
+st=$?
+if [ $st -eq 0 ] && grep -q 'Throughput' "$TMP/out" && [ ! -s "$TMP/err" ] &&
+	head -1 "$TMP/chg.csv" | grep -qx '"t_us","host","cpu","context","cost","cycles","step_us"' &&
+	[ "$(wc -l <"$TMP/chg.csv")" -gt 5 ] &&
+	awk -F'"' 'NR > 1 { t = $2 + 0; if (t < 20000 || t >= 20050 || t < last) bad = 1; last = t;
+		if ($8 !~ /^(hardirq|softirq|process)$/ || $12 + 0 <= 0) bad = 1 } END { exit bad }' "$TMP/chg.csv"; then
+	ok "--charges writes the steps of 50 us from 20 ms"
+else
+	bad "--charges" "exit $st: $(head -c 300 "$TMP/err" "$TMP/chg.csv")"
+fi
+"$TCPSIM" run "$D/good.cfg" --charges "$TMP/late.csv" --charges-at 500s >"$TMP/out" 2>"$TMP/err"
+st=$?
+if [ $st -eq 0 ] && [ "$(wc -l <"$TMP/late.csv")" -eq 1 ] && grep -q -- "--charges: no step began in the window" "$TMP/err"; then
+	ok "--charges past the run's end: the header and a word on stderr"
+else
+	bad "--charges past the end" "exit $st: $(head -c 300 "$TMP/err")"
+fi
+side_file_unwritable --charges "$TMP/no-such-dir/x.csv"
+bad_input "--charges with --reps" "--charges" "--reps" -- run "$D/good.cfg" --reps 2 --charges "$TMP/r.csv"
+bad_input "--charges to compare" "--charges" "tcpsim run" -- compare "$D/good.cfg" "$D/good.cfg" --charges "$TMP/c.csv"
+bad_input "--charges and --timeline the same file" "--charges" "$TMP/same" -- run "$D/good.cfg" --charges "$TMP/same" --timeline "$TMP/same"
+bad_input "--charges-us without --charges" "--charges-us" "only with --charges" -- run "$D/good.cfg" --charges-us 5
+bad_input "--charges-us 0" "--charges-us 0" "1 to 10000" -- run "$D/good.cfg" --charges "$TMP/z.csv" --charges-us 0
+bad_input "--charges-at not a time" "--charges-at soon" "a time" -- run "$D/good.cfg" --charges "$TMP/z.csv" --charges-at soon
 "$TCPSIM" compare "$D/good.cfg" "$D/good.cfg" -s link.mtu=9000 >"$TMP/out" 2>"$TMP/err"
 st=$?
 if [ $st -eq 0 ] && grep -q '   netperf.Throughput_Mbps$' "$TMP/out" && grep -q 'new:  .*-s link.mtu=9000' "$TMP/out"; then

@@ -342,7 +342,7 @@ static void test_folded_cpus_round_trip(void **state)
 
 	config_defaults(&sc);
 	if (config_load(&sc, "scenarios/modern/cai-nooffload.cfg", &err) || config_validate(&sc, &err) ||
-	    tcpsim_run_detail(&sc, &m, NULL, &cc, &err))
+	    tcpsim_run_detail(&sc, &m, NULL, &cc, NULL, &err))
 		fail_msg("%s", err.msg);
 	assert_int_equal(cc.nhosts, 2);
 	f = open_memstream(&text, &len);
@@ -367,6 +367,84 @@ static void test_folded_cpus_round_trip(void **state)
 		}
 	cpu_cycles_free(&cc);
 	free(text);
+}
+
+/* --charges: a log whose window is the measured interval holds every
+ * cycle the interval charged, each CPU's, context's and cost's (cc, the
+ * same run's), and the lengths of its steps add up to each CPU's busy
+ * time; the steps that begin right at the window's start (before or after
+ * the warm-up's end took its marks) are the only slack */
+static void check_charges_cover(const char *cfg)
+{
+	struct scenario sc;
+	struct metrics m;
+	struct cpu_cycles cc = {0};
+	struct chargelog cl = {0};
+	struct tcpsim_err err = {0};
+	static double log_all[2][SCENARIO_MAX_CPUS][3][COST_N], log_late[2][SCENARIO_MAX_CPUS][3][COST_N];
+	static double steps_ns[2][SCENARIO_MAX_CPUS];
+	const struct charge_row *prev = NULL;
+	size_t nsteps = 0;
+
+	memset(log_all, 0, sizeof(log_all));
+	memset(log_late, 0, sizeof(log_late));
+	memset(steps_ns, 0, sizeof(steps_ns));
+	config_defaults(&sc);
+	if (config_load(&sc, cfg, &err) || config_validate(&sc, &err) ||
+	    tcpsim_run_detail(&sc, &m, NULL, NULL, NULL, &err))
+		fail_msg("%s: %s", cfg, err.msg);
+	cl.from = (int64_t)llround(m.warmup_s * 1e9);
+	cl.to = INT64_MAX;
+	cl.max_rows = 10000000;
+	if (tcpsim_run_detail(&sc, &m, NULL, &cc, &cl, &err))
+		fail_msg("%s: %s", cfg, err.msg);
+	assert_false(cl.truncated);
+	assert_true(cl.n > 100);
+	for (size_t i = 0; i < cl.n; i++) {
+		const struct charge_row *r = &cl.rows[i];
+		assert_true(r->t >= cl.from);
+		assert_true(r->host >= 0 && r->host < cc.nhosts && r->cpu >= 0 && r->cpu < cc.ncpus[r->host]);
+		assert_true(r->ctx < 3 && r->cost < COST_N && r->cycles > 0);
+		if (prev)
+			assert_true(r->t >= prev->t); /* in the order the steps ran */
+		log_all[r->host][r->cpu][r->ctx][r->cost] += r->cycles;
+		if (r->t > cl.from)
+			log_late[r->host][r->cpu][r->ctx][r->cost] += r->cycles;
+		if (!prev || prev->t != r->t || prev->host != r->host || prev->cpu != r->cpu ||
+		    prev->step_ns != r->step_ns) {
+			steps_ns[r->host][r->cpu] += (double)r->step_ns;
+			nsteps++;
+		}
+		prev = r;
+	}
+	for (int h = 0; h < cc.nhosts; h++)
+		for (int i = 0; i < cc.ncpus[h]; i++) {
+			double busy = 0;
+			for (int x = 0; x < 3; x++)
+				for (int k = 0; k < COST_N; k++) {
+					double want = cpu_cycles_row(&cc, h, i)[x][k];
+					busy += want;
+					if (want < log_late[h][i][x][k] * (1 - 1e-9) - 1e-6 ||
+					    want > log_all[h][i][x][k] * (1 + 1e-9) + 1e-6)
+						fail_msg("%s host %d cpu%d %s: %.1f cycles charged, the log %.1f (%.1f after its "
+							 "first instant)", cfg, h, i, cost_table[k].key, want,
+							 log_all[h][i][x][k], log_late[h][i][x][k]);
+				}
+			/* each step's chunk is its charges rounded to the ns */
+			busy /= sc.host[h].ghz;
+			if (fabs(steps_ns[h][i] - busy) > (double)nsteps + 1e-6 * busy + 1e4)
+				fail_msg("%s host %d cpu%d: steps of %.0f ns in all, %.0f ns busy", cfg, h, i, steps_ns[h][i],
+					 busy);
+		}
+	cpu_cycles_free(&cc);
+	chargelog_free(&cl);
+}
+
+static void test_charges_cover_the_interval(void **state)
+{
+	(void)state;
+	check_charges_cover("scenarios/loopback-64k.cfg");
+	check_charges_cover("scenarios/modern/cai-nooffload.cfg");
 }
 
 /* ---- Cai et al.'s single flow --------------------------------------------- */
@@ -453,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_csv_json_round_trip),
 		cmocka_unit_test(test_folded_round_trip),
 		cmocka_unit_test(test_folded_cpus_round_trip),
+		cmocka_unit_test(test_charges_cover_the_interval),
 		cmocka_unit_test(test_all_optimisations_bound_by_receiver_copy),
 		cmocka_unit_test(test_no_offload_top_three),
 	};

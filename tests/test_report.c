@@ -224,6 +224,68 @@ static void test_csv_extra_columns(void **state)
 	free(text);
 }
 
+/* ---- charge log (run --charges) --------------------------------------- */
+
+struct cl_read {
+	char cell[4][7][24];
+	int rows;
+};
+
+static int cl_record(void *ctx, struct csvread_rec *rec, struct tcpsim_err *err)
+{
+	struct cl_read *r = ctx;
+	(void)err;
+	assert_int_equal(rec->n, 7);
+	assert_true(r->rows < 4);
+	for (int i = 0; i < rec->n; i++)
+		snprintf(r->cell[r->rows][i], sizeof(r->cell[0][0]), "%s", rec->field[i]);
+	r->rows++;
+	return TCPSIM_OK;
+}
+
+/* report_chargelog's CSV read back by csvread: the header, a row per
+ * step, context and cost, times in us to the ns, names for the context
+ * and the cost, whole cycles */
+static void test_chargelog_round_trip(void **state)
+{
+	struct charge_row rows[3] = {
+		{.t = 300002899, .step_ns = 15804, .cycles = 4478.34, .host = 0, .cpu = 0, .ctx = 2, .cost = COST_SYSCALL},
+		{.t = 300002899, .step_ns = 15804, .cycles = 5367, .host = 0, .cpu = 0, .ctx = 1, .cost = COST_WAKEUP},
+		{.t = 300010299, .step_ns = 859, .cycles = 1800, .host = 1, .cpu = 3, .ctx = 0, .cost = COST_IPI_RECV},
+	};
+	struct chargelog cl = {.rows = rows, .n = 3};
+	struct cl_read r = {0};
+	struct tcpsim_err err = {0};
+	char path[] = "/tmp/test_report_cl_XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f;
+	(void)state;
+
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	assert_int_equal(report_chargelog(f, &cl), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(csvread_file(path, "charges", cl_record, &r, &err), TCPSIM_OK);
+	unlink(path);
+	assert_int_equal(r.rows, 4);
+	assert_string_equal(r.cell[0][0], "t_us");
+	assert_string_equal(r.cell[0][4], "cost");
+	assert_string_equal(r.cell[0][6], "step_us");
+	assert_string_equal(r.cell[1][0], "300002.899");
+	assert_string_equal(r.cell[1][3], "process");
+	assert_string_equal(r.cell[1][4], "syscall");
+	assert_string_equal(r.cell[1][5], "4478");
+	assert_string_equal(r.cell[1][6], "15.804");
+	assert_string_equal(r.cell[2][3], "softirq");
+	assert_string_equal(r.cell[2][4], "wakeup");
+	assert_string_equal(r.cell[3][1], "1");
+	assert_string_equal(r.cell[3][2], "3");
+	assert_string_equal(r.cell[3][3], "hardirq");
+	assert_string_equal(r.cell[3][4], "ipi_recv");
+	assert_string_equal(r.cell[3][6], "0.859");
+}
+
 /* ---- timeline (run --timeline) ---------------------------------------- */
 
 struct tl_read {
@@ -562,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_csv_extra_columns),
 		cmocka_unit_test(test_json_round_trip),
 		cmocka_unit_test(test_timeline_round_trip),
+		cmocka_unit_test(test_chargelog_round_trip),
 		cmocka_unit_test(test_table_netperf_row),
 		cmocka_unit_test(test_change_pct),
 		cmocka_unit_test(test_compare_layout),

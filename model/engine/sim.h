@@ -33,6 +33,7 @@
 #include "evq.h"
 #include "metrics.h"
 #include "scenario.h"
+#include "chargelog.h"
 #include "timeline.h"
 
 enum ctx { CTX_HARDIRQ, CTX_SOFTIRQ, CTX_PROCESS, CTX_N };
@@ -170,6 +171,9 @@ struct sim {
 	/* the first connection's start, step by step (timeline.h); NULL: not
 	 * recorded */
 	struct timeline *tl;
+	/* each CPU step's charges over a window (chargelog.h); NULL: not
+	 * logged */
+	struct chargelog *chg;
 
 	struct counters cnt;
 	bool stop;                   /* the run is over (duration or steady) */

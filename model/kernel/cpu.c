@@ -84,6 +84,49 @@ static enum chunk_fate chunk_start(struct sim *sim, struct cpu *c, int ctx, sim_
 	return CHUNK_QUEUED;
 }
 
+/* The charge log (chargelog.h): a step that begins in its window marks
+ * the CPU's charges, and its finish logs what each cost and context grew
+ * by.  Out of line: a run without the log tests sim->chg twice a step. */
+static int cpu_index(const struct sim *sim, const struct cpu *c)
+{
+	return (c->host->id ? sim->hosts[0].ncpus : 0) + c->id;
+}
+
+__attribute__((cold, noinline)) static void chargelog_begin(struct sim *sim, struct cpu *c)
+{
+	struct chargelog *cl = sim->chg;
+	int i = cpu_index(sim, c);
+	double *mark = cl->mark + (size_t)i * CTX_N * COST_N;
+
+	cl->open[i] = sim->now >= cl->from && sim->now < cl->to && !cl->truncated;
+	if (!cl->open[i])
+		return;
+	for (int x = 0; x < CTX_N; x++)
+		for (int k = 0; k < COST_N; k++)
+			mark[x * COST_N + k] = c->acct.cost[k].ctx_ns[x];
+}
+
+__attribute__((cold, noinline)) static void chargelog_finish(struct sim *sim, struct cpu *c, sim_ns ns)
+{
+	struct chargelog *cl = sim->chg;
+	int i = cpu_index(sim, c);
+	const double *mark = cl->mark + (size_t)i * CTX_N * COST_N;
+
+	if (!cl->open[i])
+		return;
+	cl->open[i] = false;
+	cl->last_t = sim->now;
+	for (int x = 0; x < CTX_N; x++)
+		for (int k = 0; k < COST_N; k++) {
+			double d = c->acct.cost[k].ctx_ns[x] - mark[x * COST_N + k];
+			struct charge_row r = {.t = sim->now, .step_ns = ns, .cycles = d * c->host->cfg->ghz,
+					       .host = (int16_t)c->host->id, .cpu = (int16_t)c->id,
+					       .ctx = (uint8_t)x, .cost = (uint16_t)k};
+			if (d > 0 && !chargelog_add(cl, &r))
+				return;
+		}
+}
+
 /* Turn the step's charged time into a chunk. */
 static enum chunk_fate step_finish(struct sim *sim, struct cpu *c)
 {
@@ -92,15 +135,19 @@ static enum chunk_fate step_finish(struct sim *sim, struct cpu *c)
 	if (c->step_ns > 0 && ns == 0)
 		ns = 1;
 	c->step_ns = 0;
+	if (__builtin_expect(sim->chg != NULL, 0))
+		chargelog_finish(sim, c, ns);
 	if (ns == 0)
 		return CHUNK_NONE;
 	return chunk_start(sim, c, c->step_ctx, ns);
 }
 
-static void step_begin(struct cpu *c, int ctx)
+static void step_begin(struct sim *sim, struct cpu *c, int ctx)
 {
 	c->step_ctx = ctx;
 	c->step_ns = 0;
+	if (__builtin_expect(sim->chg != NULL, 0))
+		chargelog_begin(sim, c);
 }
 
 static void irq_step(struct sim *sim, struct cpu *c)
@@ -252,7 +299,7 @@ void cpu_dispatch(struct sim *sim, struct cpu *c)
 		if (c->running >= 0)
 			return;
 		if (c->nirq) {
-			step_begin(c, CTX_HARDIRQ);
+			step_begin(sim, c, CTX_HARDIRQ);
 			irq_step(sim, c);
 			if ((f = step_finish(sim, c)) == CHUNK_QUEUED)
 				return;
@@ -269,7 +316,7 @@ void cpu_dispatch(struct sim *sim, struct cpu *c)
 			continue;
 		}
 		if (softirq_pending(c) && !c->bh_off) {
-			step_begin(c, CTX_SOFTIRQ);
+			step_begin(sim, c, CTX_SOFTIRQ);
 			softirq_step(sim, c);
 			if ((f = step_finish(sim, c)) == CHUNK_QUEUED)
 				return;
@@ -285,7 +332,7 @@ void cpu_dispatch(struct sim *sim, struct cpu *c)
 			guard = 0;
 			continue;
 		}
-		step_begin(c, CTX_PROCESS);
+		step_begin(sim, c, CTX_PROCESS);
 		sched_process_step(sim, c);
 		/* the first work after idle: do_idle's way out (tick_nohz_idle_exit
 		 * restarts the tick NOHZ stopped) before the task runs */

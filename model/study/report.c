@@ -401,6 +401,29 @@ int report_timeline(FILE *f, const struct timeline *tl)
 	return stream_status(f);
 }
 
+/* ---- charge log (run --charges) --------------------------------------- */
+
+int report_chargelog(FILE *f, const struct chargelog *cl)
+{
+	static const char *const cols[] = {"t_us", "host", "cpu", "context", "cost", "cycles", "step_us"};
+
+	for (int i = 0; i < 7; i++)
+		csv_field(f, i == 0, cols[i]);
+	fputc('\n', f);
+	for (size_t i = 0; i < cl->n; i++) {
+		const struct charge_row *r = &cl->rows[i];
+		csv_fixed(f, 1, "%.3f", (double)r->t / 1e3);
+		csv_fixed(f, 0, "%.0f", r->host);
+		csv_fixed(f, 0, "%.0f", r->cpu);
+		csv_field(f, 0, r->ctx < sizeof(ctx_names) / sizeof(ctx_names[0]) ? ctx_names[r->ctx] : "");
+		csv_field(f, 0, r->cost < COST_N ? cost_table[r->cost].key : "");
+		csv_fixed(f, 0, "%.0f", r->cycles);
+		csv_fixed(f, 0, "%.3f", (double)r->step_ns / 1e3);
+		fputc('\n', f);
+	}
+	return stream_status(f);
+}
+
 int report_csv_header(FILE *f, const char *const *extra_cols, int n)
 {
 	for (int i = 0; i < n; i++)

@@ -32,6 +32,7 @@
 #include <jansson.h>
 
 #include "metrics.h"
+#include "chargelog.h"
 #include "timeline.h"
 #include "scenario.h"
 
@@ -65,6 +66,12 @@ int report_folded_cpus(FILE *f, const struct scenario *sc, const struct cpu_cycl
  * end; the sender's and receiver's values carried from the last step that
  * saw one, empty before any); 0, or -1 if the stream failed. */
 int report_timeline(FILE *f, const struct timeline *tl);
+/* A charge log (chargelog.h) as CSV: a header, then one row per step,
+ * context and cost with cycles charged, in the order the steps ran: t_us
+ * (the step's start), host, cpu, context, cost (its [cost] key), cycles
+ * (whole) and step_us (the step's whole chunk); 0, or -1 if the stream
+ * failed. */
+int report_chargelog(FILE *f, const struct chargelog *cl);
 
 /* The same object as a jansson value; the caller owns the reference. */
 json_t *report_json_object(const struct scenario *sc, const struct metrics *m);
