@@ -7,7 +7,9 @@
  * wakeup a step makes is there at the step's start (app.c).  cpu.c hands
  * each step over (cpu_dispatch's step_begin and step_finish, from the first
  * step that begins at or after `from` to the last that begins before `to`);
- * charges made outside a step (none today) would show in the next one.
+ * a charge made outside a step would be missing (there is none:
+ * tests/test_costcat.c checks that a log of the measured interval holds
+ * every cycle it charged).
  * The caller owns the struct; the run fills rows.
  */
 #ifndef TCPSIM_CHARGELOG_H
