@@ -309,6 +309,35 @@ static int memstream_done(FILE *ms, int report_rc, char **buf)
 	return 0;
 }
 
+/* A side file of run (--folded, --timeline, --charges): side_begin opens
+ * a memory stream, the report is formatted into s->f, and side_end
+ * commits it whole to path (or nothing, if the report or the write
+ * failed); 0, or the exit status. */
+struct side_file {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static int side_begin(struct side_file *s)
+{
+	s->buf = NULL;
+	s->len = 0;
+	s->f = cli_memstream(&s->buf, &s->len);
+	return s->f ? 0 : 1;
+}
+
+static int side_end(struct side_file *s, const char *path, int report_rc)
+{
+	int rc = memstream_done(s->f, report_rc, &s->buf);
+
+	if (rc == 0)
+		rc = output_commit(path, s->buf, s->len);
+	free(s->buf);
+	s->buf = NULL;
+	return rc;
+}
+
 /* ---- run ------------------------------------------------------------------ */
 
 /* --charges: rows kept at most (some 40 MB); a window that holds more is
@@ -470,6 +499,7 @@ int cmd_run(int argc, char **argv)
 	struct timeline tl = {0};
 	struct cpu_cycles cc = {0};
 	struct chargelog cl = {0};
+	struct side_file sf;
 	struct scenario *sc = NULL;
 	struct metrics *m = NULL;
 	struct tcpsim_err err = {0};
@@ -635,49 +665,15 @@ int cmd_run(int argc, char **argv)
 	}
 	if ((rc = memstream_done(ms, rc, &buf)) != 0)
 		goto done;
-	if (a.folded) {
-		char *fbuf = NULL;
-		size_t flen = 0;
-		FILE *fs = cli_memstream(&fbuf, &flen);
-		if (!fs) {
-			rc = 1;
-			goto done;
-		}
-		rc = memstream_done(fs, a.folded_cpus ? report_folded_cpus(fs, sc, &cc) : report_folded(fs, sc, m), &fbuf);
-		if (rc == 0)
-			rc = output_commit(a.folded, fbuf, flen);
-		free(fbuf);
-		if (rc)
-			goto done;
-	}
-	if (a.timeline) {
-		char *tbuf = NULL;
-		size_t tlen = 0;
-		FILE *ts = cli_memstream(&tbuf, &tlen);
-		if (!ts) {
-			rc = 1;
-			goto done;
-		}
-		rc = memstream_done(ts, report_timeline(ts, &tl), &tbuf);
-		if (rc == 0)
-			rc = output_commit(a.timeline, tbuf, tlen);
-		free(tbuf);
-		if (rc)
-			goto done;
-	}
+	if (a.folded && ((rc = side_begin(&sf)) != 0 ||
+			 (rc = side_end(&sf, a.folded, a.folded_cpus ? report_folded_cpus(sf.f, sc, &cc)
+								  : report_folded(sf.f, sc, m))) != 0))
+		goto done;
+	if (a.timeline &&
+	    ((rc = side_begin(&sf)) != 0 || (rc = side_end(&sf, a.timeline, report_timeline(sf.f, &tl))) != 0))
+		goto done;
 	if (a.charges) {
-		char *cbuf = NULL;
-		size_t clen = 0;
-		FILE *cs = cli_memstream(&cbuf, &clen);
-		if (!cs) {
-			rc = 1;
-			goto done;
-		}
-		rc = memstream_done(cs, report_chargelog(cs, &cl), &cbuf);
-		if (rc == 0)
-			rc = output_commit(a.charges, cbuf, clen);
-		free(cbuf);
-		if (rc)
+		if ((rc = side_begin(&sf)) != 0 || (rc = side_end(&sf, a.charges, report_chargelog(sf.f, &cl))) != 0)
 			goto done;
 		if (cl.truncated)
 			fprintf(stderr, "tcpsim: --charges: the log holds its first %zu rows, up to the step at %.3f us; "
