@@ -818,6 +818,15 @@ h-lo-mtu9000-d   snd_rwnd_limited_pct   0    -      0    +0.0%   yes x
 VLO
 expect_eq "$(sh $D/by-state.sh "$T/vlo.txt" | tr -s ' ' | tr '\n' ';')" \
 	"fitted, reader behind 1 rows, median |error| 30.0%;fitted, writer-bound 1 rows, median |error| 10.0%;held out, writer-bound 2 rows, median |error| 12.5%;" "by-state.sh: by state, fitted and held out"
+# ss-sample.sh --parse: a kept run's middle sample (fixed data), one that
+# left slow start and one still in it (no ssthresh: "-")
+S=validation/live/amd-epyc-2cpu-2096-1204-sockets
+expect_eq "$(sh $D/ss-sample.sh --parse $S/9000-4K-2.ss 9000 4K 2 | sed -n 2p | tr -s ' ')" \
+	"9000 4K 2 7893 47 32 1564160 442893 401018 0" "ss-sample.sh --parse: cwnd, ssthresh and both buffers"
+expect_eq "$(sh $D/ss-sample.sh --parse $S/65536-4K-1.ss 65536 4K 1 | sed -n 2p | tr -s ' ')" \
+	"65536 4K 1 6385 10 - 2626560 147972 140808 131798" "ss-sample.sh --parse: still in slow start"
+expect_fail "ss-sample.sh --parse: its arguments" 2 "ss-sample.sh: --parse wants FILE.ss MTU SIZE REP" sh $D/ss-sample.sh --parse
+expect_fail "ss-sample.sh --parse: a missing file" 2 "ss-sample.sh: cannot read $T/none.ss" sh $D/ss-sample.sh --parse $T/none.ss 9000 4K 1
 # loss.sh: the training rows' throughput errors (weight 3) squared and under
 # the Cauchy loss: 3 (0.01 + 0.09) = 0.30; 3 (0.01 ln 2 + 0.01 ln 10) = 0.090
 expect_eq "$(sh $D/loss.sh "$T/vlo.txt")" \
