@@ -882,6 +882,13 @@ static void test_hystart_ends_slow_start_on_lo(void **state)
 	/* 2 x cwnd skbs of 4352 bytes (MSS 1448): a window of tens of
 	 * segments, not the thousands of an endless slow start */
 	expect_range((double)now.sndbuf_bytes / (2.0 * 4352), 16, 200, "cwnd behind the sndbuf, segments");
+	/* the report's cwnd and ssthresh say the same: 5.6 left slow start,
+	 * 5.5 (no HyStart) did not */
+	expect_range((double)now.ssthresh_segs, 16, 200, "5.6: ssthresh set by HyStart, segments");
+	expect_range((double)now.cwnd_segs, 16, 400, "5.6: cwnd at the end, segments");
+	assert_int_equal(old.ssthresh_segs, 0);
+	if (!(old.cwnd_segs > 4 * now.cwnd_segs))
+		fail_msg("cwnd at the end: 5.5 %lld, 5.6 %lld segments", (long long)old.cwnd_segs, (long long)now.cwnd_segs);
 }
 
 /* Receive-buffer autotuning (tcp_rcv_space_adjust): the buffer is sized

@@ -62,6 +62,8 @@ static void fill_metrics(struct metrics *m)
 	m->size_goal_bytes = 65483;
 	m->sndbuf_bytes = 393216;
 	m->rcvbuf_bytes = 87380;
+	m->cwnd_segs = 47;
+	m->ssthresh_segs = 32;
 	m->measured_s = 10;
 	m->warmup_s = 1;
 	m->early_stop = 1;
@@ -395,6 +397,8 @@ static void test_json_round_trip(void **state)
 	assert_int_equal(json_integer_value(json_object_get(o, "size_goal_bytes")), 65483);
 	assert_int_equal(json_integer_value(json_object_get(o, "sndbuf_bytes")), 393216);
 	assert_int_equal(json_integer_value(json_object_get(o, "rcvbuf_bytes")), 87380);
+	assert_int_equal(json_integer_value(json_object_get(o, "cwnd_segs")), 47);
+	assert_int_equal(json_integer_value(json_object_get(o, "ssthresh_segs")), 32);
 	assert_true(json_number_value(json_object_get(o, "measured_s")) == 10.0);
 	assert_true(json_number_value(json_object_get(o, "warmup_s")) == 1.0);
 	assert_true(json_is_true(json_object_get(o, "early_stop")));
@@ -409,6 +413,14 @@ static void test_json_round_trip(void **state)
 	assert_true(json_number_value(json_object_get(json_object_get(h0, "context_pct"), "softirq")) == 30);
 	assert_true(json_number_value(json_object_get(json_object_get(h0, "category_pct"), "copy_byte")) == 25);
 	assert_int_equal(json_array_size(json_object_get(h0, "cpu_busy_pct")), 4);
+	json_decref(o);
+	free(text);
+	m.ssthresh_segs = 0; /* still in slow start: null, as ss -ti prints none */
+	CAPTURE(text, report_json(f, &sc, &m));
+	o = json_loads(text, 0, &jerr);
+	assert_non_null(o);
+	assert_true(json_is_null(json_object_get(o, "ssthresh_segs")));
+	assert_int_equal(json_integer_value(json_object_get(o, "cwnd_segs")), 47);
 	json_decref(o);
 	free(text);
 }
@@ -453,6 +465,7 @@ static void test_table_netperf_row(void **state)
 	assert_non_null(strstr(text, "Bottleneck: cpu: sender cpu 0 at 100% busy\n"));
 	assert_non_null(strstr(text, "early stop yes"));
 	assert_null(strstr(text, "nan"));
+	assert_non_null(strstr(text, "  cwnd                                     47  segments (sender, end of run; ssthresh 32)\n"));
 	free(text);
 }
 

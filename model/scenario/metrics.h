@@ -190,6 +190,10 @@ struct metrics {
 	int mss_bytes;
 	int size_goal_bytes;
 	int64_t sndbuf_bytes, rcvbuf_bytes; /* at the end of the run */
+	/* the first connection's sender at the end of the run, in segments, as
+	 * ss -ti prints them: cwnd, and ssthresh (0: never set, slow start
+	 * not yet left: ss prints none) */
+	int64_t cwnd_segs, ssthresh_segs;
 	double measured_s;       /* measured interval actually simulated */
 	double warmup_s;
 	int early_stop;          /* 1: stopped once steady */

@@ -211,6 +211,12 @@ static void table_mechanics(FILE *f, const struct scenario *sc, const struct met
 	fprintf(f, "  %-28s %14d  bytes per transmitted frame\n", "size goal", m->size_goal_bytes);
 	fprintf(f, "  %-28s %14lld  bytes (sender, end of run)\n", "sndbuf", (long long)m->sndbuf_bytes);
 	fprintf(f, "  %-28s %14lld  bytes (receiver, end of run)\n", "rcvbuf", (long long)m->rcvbuf_bytes);
+	if (m->ssthresh_segs > 0)
+		fprintf(f, "  %-28s %14lld  segments (sender, end of run; ssthresh %lld)\n", "cwnd",
+			(long long)m->cwnd_segs, (long long)m->ssthresh_segs);
+	else
+		fprintf(f, "  %-28s %14lld  segments (sender, end of run; still in slow start)\n", "cwnd",
+			(long long)m->cwnd_segs);
 	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
 		if (rows[i].when == ROW_NIC && sc->link_type != LINK_NIC)
 			continue;
@@ -507,6 +513,9 @@ json_t *report_json_object(const struct scenario *sc, const struct metrics *m)
 	json_object_set_new(o, "size_goal_bytes", json_integer(m->size_goal_bytes));
 	json_object_set_new(o, "sndbuf_bytes", json_integer(m->sndbuf_bytes));
 	json_object_set_new(o, "rcvbuf_bytes", json_integer(m->rcvbuf_bytes));
+	json_object_set_new(o, "cwnd_segs", json_integer(m->cwnd_segs));
+	/* null: still in slow start (ss -ti prints no ssthresh) */
+	json_object_set_new(o, "ssthresh_segs", m->ssthresh_segs > 0 ? json_integer(m->ssthresh_segs) : json_null());
 	json_object_set_new(o, "measured_s", json_num(m->measured_s));
 	json_object_set_new(o, "warmup_s", json_num(m->warmup_s));
 	json_object_set_new(o, "early_stop", json_boolean(m->early_stop));
