@@ -365,6 +365,21 @@ expect_eq "$(grep -c -- '-rcpu0	.*app.recv_cpu=0;.*app.send_cpu=0' "$T/plan")" 4
 expect_eq "$(grep -v '^#' "$T/plan" | sed -n 1p | tr '\t' ' ')" "m-lo-mtu1500-tso_on-gso_on-send4K scenarios/live/m-lo.cfg offload.gro=on;app.test=TCP_STREAM;link.mtu=1500;offload.tso=on;offload.gso=on;app.send_size=4K;app.recv_size=4K" "first point"
 expect_eq "$(tail -1 "$T/plan" | tr '\t' ' ')" "m-veth-mtu9000-tso_off-gro_off scenarios/live/m-veth.cfg offload.gso=on;app.send_size=64K;link.mtu=9000;offload.tso=off;offload.gro=off;app.recv_size=64K" "last point"
 grep -q '^# 104 points, 3..5 good runs each of 3 s, cc cubic (unpaced' "$T/plan" && ok || bad "plan header: $(head -1 "$T/plan")"
+grep -q '^# output: validation/live/m.csv (+ m.reps.csv, m.txt, m.primcost.csv, m.primcost-end.csv, m.sockets.txt)$' "$T/plan" && ok ||
+	bad "default outputs: $(grep '^# output' "$T/plan")"
+# --parse-ss: what one_run takes from the sender's `ss -Htim` (the data
+# connection of a kept sample, beside the control one): its algorithm, its
+# window-limited share, cwnd, ssthresh ("-": still in slow start) and send
+# buffer
+S=validation/live/amd-epyc-2cpu-2695-sockets
+for f in 9000-4K-2 65536-4K-1; do
+	awk '/^== 6$/ { on = 1; next } /^== / { on = 0 } on' $S/$f.ss |
+		awk '/^[0-9]/ { keep = ($4 ~ /:5201$/) } keep' >"$T/ss-$f"
+done
+expect_eq "$(bash $ML --parse-ss "$T/ss-9000-4K-2")" "cubic|94.69|47|32|1564160" "measure-live --parse-ss: out of slow start"
+expect_eq "$(bash $ML --parse-ss "$T/ss-65536-4K-1")" "cubic|99.46|10|-|2626560" "measure-live --parse-ss: still in slow start"
+expect_eq "$(bash $ML --parse-ss /dev/null)" "||||" "measure-live --parse-ss: no socket, every field empty"
+expect_fail "measure-live --parse-ss a missing file" 2 "--parse-ss wants a readable file" bash $ML --parse-ss "$T/none"
 # the host-speed canary: the dependent chain and 40% by default, another
 # work 12% (timed on both CPUs at once); --slow-max wins
 expect_eq "$(sed -n 2p "$T/plan")" "# host-speed canary: cpuspeed --work chain, a run disturbed above 40% slower than the baseline" "default canary"
@@ -820,7 +835,7 @@ expect_eq "$(sh $D/by-state.sh "$T/vlo.txt" | tr -s ' ' | tr '\n' ';')" \
 	"fitted, reader behind 1 rows, median |error| 30.0%;fitted, writer-bound 1 rows, median |error| 10.0%;held out, writer-bound 2 rows, median |error| 12.5%;" "by-state.sh: by state, fitted and held out"
 # ss-sample.sh --parse: a kept run's middle sample (fixed data), one that
 # left slow start and one still in it (no ssthresh: "-")
-S=validation/live/amd-epyc-2cpu-2096-1204-sockets
+S=validation/live/amd-epyc-2cpu-2695-sockets
 expect_eq "$(sh $D/ss-sample.sh --parse $S/9000-4K-2.ss 9000 4K 2 | sed -n 2p | tr -s ' ')" \
 	"9000 4K 2 7893 47 32 1564160 442893 401018 0" "ss-sample.sh --parse: cwnd, ssthresh and both buffers"
 expect_eq "$(sh $D/ss-sample.sh --parse $S/65536-4K-1.ss 65536 4K 1 | sed -n 2p | tr -s ' ')" \
