@@ -468,7 +468,7 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 			out->sndbuf_bytes = sc->sndbuf_bytes > 0 ? sc->sndbuf_bytes : 32768;
 		out->rcvbuf_bytes = tc->rcvbuf;
 		out->cwnd_segs = (int64_t)tc->snd_cwnd;
-		out->ssthresh_segs = tc->snd_ssthresh >= TIMELINE_INFINITE_SSTHRESH ? 0 : (int64_t)tc->snd_ssthresh;
+		out->ssthresh_segs = tc->snd_ssthresh >= TCP_SSTHRESH_NONE ? 0 : (int64_t)tc->snd_ssthresh;
 	}
 
 	/* bottleneck: the busiest CPU, else what the tasks were waiting for */

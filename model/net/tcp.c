@@ -143,7 +143,7 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 	}
 
 	tc->snd_cwnd = sc->init_cwnd;
-	tc->snd_ssthresh = 1e12;
+	tc->snd_ssthresh = TCP_SSTHRESH_NONE;
 	tc->pacing_needed = sc->pacing;
 	tc->ect = tc->cc->needs_ecn; /* tcp_ca_needs_ecn: the SYN asked for ECN */
 	tc->cc->init(tc);            /* bbr's sets pacing_needed */

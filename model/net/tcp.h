@@ -223,6 +223,10 @@ enum tcp_chrono_type { CHRONO_IDLE, CHRONO_BUSY, CHRONO_RWND };
 /* Every struct tcp_conn starts a cache line (the _Alignas, and sim_init's
  * allocation), so the lines a step reads are the same for every
  * connection. */
+/* snd_ssthresh until slow start first ends (the kernel's TCP_INFINITE_SSTHRESH:
+ * ss -ti prints no ssthresh) */
+#define TCP_SSTHRESH_NONE 1e12
+
 struct tcp_conn {
 	_Alignas(64) int id;
 	uint32_t goal_window;        /* max_window when goal_now_bytes was taken (tcp_output.c) */
