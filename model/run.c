@@ -214,6 +214,14 @@ static void host_init(struct sim *sim, struct host *h, int id, int ntasks, int n
 	h->id = id;
 	h->cfg = cfg;
 	h->ns_per_cycle = 1.0 / cfg->ghz;
+	if (cfg->speed_sd > 0) {
+		/* steps of a 32nd of the correlation time (at least 1 us): the
+		 * speed is constant within one, and moves as the process does */
+		h->speed_sd = cfg->speed_sd;
+		h->speed_dt = cfg->speed_tau_ns / 32 > NS_PER_US ? cfg->speed_tau_ns / 32 : NS_PER_US;
+		h->speed_rho = exp(-(double)h->speed_dt / (double)cfg->speed_tau_ns);
+		h->speed_inn = cfg->speed_sd * sqrt(1 - h->speed_rho * h->speed_rho);
+	}
 	h->ncpus = cfg->cpus;
 	while ((1 << (lg + 1)) <= n)
 		lg++;

@@ -170,6 +170,23 @@ expect_fail "cpuspeed empty --work item" 2 "--work takes chain, ilp, copy or sys
 expect_fail "cpuspeed CPU out of range" 2 "--cpus takes online CPU numbers" "$BIN/cpuspeed" --cpus 0,9999
 expect_fail "cpuspeed bad --ms" 2 "--ms takes whole milliseconds" "$BIN/cpuspeed" --ms 0
 expect_fail "cpuspeed bad --rounds" 2 "--rounds takes 1 to 64" "$BIN/cpuspeed" --rounds 65
+# --wander: two threads on CPU 0 (the test needs one CPU; they take turns,
+# so some bins of one are empty and it says so on stderr): a line per CPU,
+# one for the pair, and the model's keys, which tcpsim takes as they are.
+"$BIN/cpuspeed" --wander 2 --bin 1000 --cpus 0,0 --work chain >"$T/cs.out" 2>"$T/err"
+expect_eq "$?:$(awk '{ printf "%s%s/%s/%s", (NR > 1 ? " " : ""), $1, $2, $3 }' "$T/cs.out")" \
+	"0:wander/cpu/0 wander/cpu/0 wander/pair/0 model/host.speed_sd/=" "cpuspeed --wander: its lines"
+if awk '$2 == "cpu" && !($5 == "chain" && $7 > 0 && $7 < 5 && $11 != "" && $13 >= 0 && $13 <= 100 && $15 >= 1900 && $15 <= 2000) { b = 1 }
+	$2 == "pair" && !($6 == "chain" && $8 >= 0 && $10 >= -1 && $10 <= 1) { b = 1 } END { exit b || NR != 4 }' "$T/cs.out"; then ok
+else bad "cpuspeed --wander: want s.d. >= 0, stops 0-100%, some 2000 bins of 1 ms, a correlation in [-1, 1]; got: $(cat "$T/cs.out")"; fi
+wsd=$(awk '$1 == "model" { print $4 }' "$T/cs.out")
+wtau=$(awk '$1 == "model" && $7 ~ /ms$/ { print $7 }' "$T/cs.out") # "-": no correlation time within the run
+"$TCPSIM" run scenarios/loopback-64k.cfg -s run.duration=50ms -s run.warmup=0 -s "host.speed_sd=$wsd" ${wtau:+-s "host.speed_tau=$wtau"} --format json >/dev/null 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "tcpsim takes cpuspeed --wander's host.speed_sd = $wsd and host.speed_tau = ${wtau:--}"
+expect_fail "cpuspeed bad --wander" 2 "--wander takes whole seconds, 1 to 20" "$BIN/cpuspeed" --wander 0
+expect_fail "cpuspeed --wander with two works" 2 "--wander times one work" "$BIN/cpuspeed" --wander 1 --work ilp,copy
+expect_fail "cpuspeed --wander on one CPU" 2 "--wander needs two CPUs or more" "$BIN/cpuspeed" --wander 1 --cpus 0
+expect_fail "cpuspeed bad --bin" 2 "--bin takes whole microseconds, 50 to 1000" "$BIN/cpuspeed" --wander 1 --bin 5000
 expect_fail "cpuspeed stray argument" 2 "unexpected argument" "$BIN/cpuspeed" extra
 
 # --- live-row: refusals ----------------------------------------------------

@@ -17,6 +17,9 @@
  *  - host.idle_poll_dist: the poll window per idle entry, fixed or drawn
  *    with P(window > g) = idle_poll_share * exp(-g / idle_poll), or a normal
  *    window of mean idle_poll and s.d. idle_poll_sd at that share.
+ *  - host.speed_sd: each CPU's cost factor wanders as an Ornstein-Uhlenbeck
+ *    process in its log (s.d., correlation time, mean factor 1), each
+ *    CPU's apart, and its path is a function of time alone.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -75,6 +78,76 @@ static void release(struct fixture *f)
 static struct cpu *cpu(struct fixture *f, int i)
 {
 	return &f->sim.hosts[0].cpus[i];
+}
+
+/* The factor cpu_speed_factor gives CPU i of a 2-CPU host with
+ * host.speed_sd = 0.05 and host.speed_tau = 2ms, at n times step_ns apart
+ * from 0, into x[] as logs. */
+static void speed_path(const char *seed, int i, sim_ns step_ns, int n, double *x)
+{
+	struct fixture *f = test_calloc(1, sizeof(*f));
+	config_defaults(&f->sc);
+	set(&f->sc, "host.cpus", "2");
+	set(&f->sc, "host.speed_sd", "0.05");
+	set(&f->sc, "host.speed_tau", "2ms");
+	set(&f->sc, "run.seed", seed);
+	if (sim_init(&f->sim, &f->sc, &f->err))
+		fail_msg("sim_init: %s", f->err.msg);
+	for (int k = 0; k < n; k++) {
+		f->sim.now = (sim_ns)k * step_ns;
+		x[k] = log(cpu_speed_factor(&f->sim, cpu(f, i)));
+	}
+	release(f);
+}
+
+static double mean_of(const double *x, int n)
+{
+	double s = 0;
+	for (int k = 0; k < n; k++)
+		s += x[k];
+	return s / n;
+}
+
+static double corr_of(const double *a, const double *b, int n)
+{
+	double ma = mean_of(a, n), mb = mean_of(b, n), sab = 0, saa = 0, sbb = 0;
+	for (int k = 0; k < n; k++) {
+		sab += (a[k] - ma) * (b[k] - mb);
+		saa += (a[k] - ma) * (a[k] - ma);
+		sbb += (b[k] - mb) * (b[k] - mb);
+	}
+	return sab / sqrt(saa * sbb);
+}
+
+static void test_speed_wander_law(void **state)
+{
+	enum { N = 40000 }; /* 40 s in 1 ms steps: 20,000 correlation times */
+	static double a[N], b[N], fine[2 * N];
+	(void)state;
+	speed_path("7", 0, NS_PER_MS, N, a);
+	speed_path("7", 1, NS_PER_MS, N, b);
+	double ma = mean_of(a, N), sa = 0;
+	for (int k = 0; k < N; k++)
+		sa += (a[k] - ma) * (a[k] - ma);
+	sa = sqrt(sa / (N - 1));
+	expect_range(sa, 0.05 * 0.93, 0.05 * 1.07, "s.d. of the log factor: host.speed_sd");
+	/* the mean factor is 1: E exp(x - sd^2/2) */
+	double mf = 0;
+	for (int k = 0; k < N; k++)
+		mf += exp(a[k]);
+	expect_range(mf / N, 0.995, 1.005, "mean factor 1");
+	/* 2 ms apart (two steps): correlation exp(-1) */
+	expect_range(corr_of(a, a + 2, N - 2), exp(-1) - 0.04, exp(-1) + 0.04, "correlation one tau apart");
+	expect_range(corr_of(a, a + 1, N - 1), exp(-0.5) - 0.04, exp(-0.5) + 0.04, "correlation half a tau apart");
+	expect_range(fabs(corr_of(a, b, N)), 0, 0.03, "the two CPUs wander apart");
+	/* sampled twice as often, the path at the common times is the same */
+	speed_path("7", 0, NS_PER_MS / 2, 2 * N, fine);
+	int same = 0;
+	for (int k = 0; k < N; k++)
+		same += fine[2 * k] == a[k];
+	expect_range(same, N, N, "the path is a function of time alone");
+	speed_path("8", 0, NS_PER_MS, N, b);
+	expect_range(fabs(corr_of(a, b, N)), 0, 0.03, "another seed, another path");
 }
 
 static void test_llc_pulls_latest_enqueued(void **state)
@@ -343,6 +416,7 @@ int main(void)
 		cmocka_unit_test(test_highorder_allocation_wakes_kswapd),
 		cmocka_unit_test(test_wake_affine_margin_by_domain),
 		cmocka_unit_test(test_idle_window_law),
+		cmocka_unit_test(test_speed_wander_law),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

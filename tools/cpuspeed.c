@@ -4,6 +4,7 @@
  * made while the host slowed the machine down is known and redone.
  *
  *   cpuspeed [--cpus A,B,...] [--ms N] [--rounds R] [--work W,...] [--together]
+ *   cpuspeed --wander S [--bin US] [--cpus A,B,...] [--work W]
  *
  * On a virtual machine the hypervisor can take a vCPU's time, or share its
  * core, without the guest's steal counter showing it: the 2026-12-01 matrix
@@ -43,12 +44,43 @@
  *   cpu A NS_PER_STEP SLOWEST_ROUND_RATIO          (no --work: the chain)
  *   cpu A NS_PER_STEP SLOWEST_ROUND_RATIO WORK     (--work given)
  *
+ * --wander S: how each CPU's speed wanders while all run at once, over S
+ * seconds (1-20) -- what the model's host.speed_sd and host.speed_tau are
+ * (a VM's vCPU shares its physical core with other work, whose load
+ * comes and goes).  A thread pinned on each CPU runs the work (--work, one
+ * of them; default ilp, since the chain leaves the core's other resources
+ * idle and barely sees sharing) in pieces of about 2 us, reading the clock
+ * after each.  A piece over 3 times the median is a stop (an interrupt, the
+ * hypervisor's own tick), left out of the speed and counted apart.  Per bin
+ * of --bin us (50-1000, default 100) a CPU's speed is the median piece's against the
+ * run's median piece; from the logs of these speeds, per CPU and for each
+ * pair of CPUs (the log of their ratio: how far apart the two ends of a
+ * transfer drift):
+ *
+ *   wander cpu A work W sd SD acf_1ms R tau_ms T stops_pct P bins N
+ *   wander pair A B work W sd SD corr C acf_1ms R tau_ms T
+ *   model host.speed_sd = SD' host.speed_tau = T'ms
+ *
+ * SD the s.d. of the log speed (or ratio); R its autocorrelation 1 ms
+ * apart; T where its autocorrelation first falls to 1/e (interpolated in
+ * log between bins; "-" if not within a quarter of the run); C the two
+ * CPUs' correlation.  The model line: the first pair's relative wander split
+ * evenly between its two CPUs (SD' = SD / sqrt 2, each CPU's drawn apart in
+ * the model), and the correlation time whose exponential gives the pair's
+ * R 1 ms apart (T' = -1 ms / ln R), the span of a race between a writer and
+ * its reader (a write every 10-100 us); the wander has slower parts too (T
+ * above can be hundreds of ms), which one time cannot hold.  What wanders
+ * on both CPUs together moves neither end against the other and is left
+ * out.
+ *
  * Exit status: 0 done, 1 cannot pin, time or start a thread, 2 usage.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <gsl/gsl_math.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
@@ -79,7 +111,11 @@ static const char usage_text[] =
 	"  the median round's wall time per step and the slowest round against it.\n"
 	"  --work chain,ilp,copy,syscall: which work (default chain, a chain of dependent\n"
 	"    multiply-adds); given, each line ends with the work's name\n"
-	"  --together: time the CPUs at the same time, not one after another\n";
+	"  --together: time the CPUs at the same time, not one after another\n"
+	"  --wander S: how each CPU's speed wanders over S seconds (1-20), all CPUs at once, in\n"
+	"    bins of --bin US (50-1000, default 100) microseconds; --work names one work\n"
+	"    (default ilp); prints per CPU and pair the s.d. of the log speed and its correlation\n"
+	"    time, and the model's host.speed_sd and host.speed_tau\n";
 
 static double now_ns(void)
 {
@@ -106,6 +142,10 @@ struct probe {
 	int *any_err;             /* --together: some thread could not pin itself */
 	double ns_per_step, slowest;
 	int err;
+	/* --wander: seconds to run, and the clock after each piece */
+	double wander_s;
+	double *ts;
+	long nts, cap;
 };
 
 /* n steps of the probe's work.  chain: x = a x + c mod 2^64, the empty asm
@@ -181,6 +221,22 @@ static void *measure(void *arg)
 	if (p->err || (p->any_err && *p->any_err))
 		return NULL;
 	long n = steps_for(p, 1.0); /* also the warm-up */
+	if (p->wander_s > 0) {
+		long piece = n / 200 > 0 ? n / 200 : 1; /* about 5 us */
+		if (p->start)
+			pthread_barrier_wait(p->start);
+		double t = now_ns(), end = t + p->wander_s * 1e9;
+		p->ts[0] = t;
+		p->nts = 1;
+		while (t < end && p->nts < p->cap) {
+			steps(p, piece);
+			t = now_ns();
+			p->ts[p->nts++] = t;
+		}
+		if (p->sink == 42)
+			fputs("", stderr);
+		return NULL;
+	}
 	n = (long)((double)n * p->ms);
 	double dt[MAX_ROUNDS];
 	for (int r = 0; r < p->rounds; r++) {
@@ -238,18 +294,142 @@ static int run_work(struct probe *pr, int n, int together)
 	return err;
 }
 
+/* --wander: one CPU's log speed in each of nb bins of bin_ns from t0:
+ * log(median piece of the run / median piece of the bin).  A piece over
+ * 3 times the run's median is a stop: left out, its time added to
+ * *stop_ns.  A bin with fewer than 3 pieces left takes the value of the
+ * bin before (counted in *thin). */
+static void wander_bins(const struct probe *p, double t0, double bin_ns, long nb, double *logv,
+			double *stop_ns, long *thin)
+{
+	long n = p->nts - 1, i = 0;
+	double *d = xmalloc((size_t)n * sizeof(*d)), *bin = xmalloc((size_t)n * sizeof(*bin));
+	for (long k = 0; k < n; k++)
+		d[k] = p->ts[k + 1] - p->ts[k];
+	memcpy(bin, d, (size_t)n * sizeof(*d));
+	gsl_sort(bin, 1, (size_t)n);
+	double med = gsl_stats_median_from_sorted_data(bin, 1, (size_t)n);
+	*stop_ns = 0;
+	*thin = 0;
+	while (i < n && p->ts[i + 1] < t0)
+		i++;
+	for (long b = 0; b < nb; b++) {
+		size_t m = 0;
+		for (; i < n && p->ts[i + 1] < t0 + (double)(b + 1) * bin_ns; i++) {
+			if (d[i] > 3 * med)
+				*stop_ns += d[i];
+			else
+				bin[m++] = d[i];
+		}
+		if (m >= 3) {
+			gsl_sort(bin, 1, m);
+			logv[b] = log(med / gsl_stats_median_from_sorted_data(bin, 1, m));
+		} else {
+			logv[b] = b > 0 ? logv[b - 1] : 0;
+			(*thin)++;
+		}
+	}
+	free(d);
+	free(bin);
+}
+
+/* The lag (in bins) where x's autocorrelation first falls to 1/e,
+ * interpolated linearly between the two lags around it; lags tried one by
+ * one to 16, then in steps of a sixteenth; NAN if not by max_lag. */
+static double corr_time_bins(const double *x, long n, long max_lag)
+{
+	double prev = 1;
+	long prev_lag = 0;
+	for (long lag = 1; lag <= max_lag && lag < n - 2; lag += lag < 16 ? 1 : lag / 16) {
+		double r = gsl_stats_correlation(x, 1, x + lag, 1, (size_t)(n - lag));
+		if (r <= 1 / M_E)
+			return (double)prev_lag + (double)(lag - prev_lag) * (prev - 1 / M_E) / (prev - r);
+		prev = r;
+		prev_lag = lag;
+	}
+	return NAN;
+}
+
+static void print_ms(double bins, double bin_ns)
+{
+	if (isnan(bins))
+		printf(" tau_ms -");
+	else
+		printf(" tau_ms %.3f", bins * bin_ns / 1e6);
+}
+
+/* --wander's report, from the pieces the threads timed (see the top). */
+static int wander_report(struct probe *pr, int n, double bin_ns)
+{
+	double t0 = pr[0].ts[0], t1 = pr[0].ts[pr[0].nts - 1];
+	for (int i = 1; i < n; i++) {
+		t0 = GSL_MAX_DBL(t0, pr[i].ts[0]);
+		t1 = GSL_MIN_DBL(t1, pr[i].ts[pr[i].nts - 1]);
+	}
+	long nb = (long)((t1 - t0) / bin_ns);
+	long lag_1ms = (long)(1e6 / bin_ns + 0.5), max_lag = GSL_MIN(nb / 4, (long)(1e9 / bin_ns));
+	if (nb < 64) {
+		fprintf(stderr, PROG ": --wander: too few bins (%ld) to measure in; a longer run or a smaller --bin\n", nb);
+		return 1;
+	}
+	double **lv = xmalloc((size_t)n * sizeof(*lv)), *r = xmalloc((size_t)nb * sizeof(*r));
+	const char *w = work_name[pr[0].work];
+	for (int i = 0; i < n; i++) {
+		double stop_ns;
+		long thin;
+		lv[i] = xmalloc((size_t)nb * sizeof(**lv));
+		wander_bins(&pr[i], t0, bin_ns, nb, lv[i], &stop_ns, &thin);
+		printf("wander cpu %d work %s sd %.4f acf_1ms %.3f", pr[i].cpu, w, gsl_stats_sd(lv[i], 1, (size_t)nb),
+		       gsl_stats_correlation(lv[i], 1, lv[i] + lag_1ms, 1, (size_t)(nb - lag_1ms)));
+		print_ms(corr_time_bins(lv[i], nb, max_lag), bin_ns);
+		printf(" stops_pct %.2f bins %ld\n", 100 * stop_ns / (t1 - t0), nb);
+		if (thin > nb / 100)
+			fprintf(stderr, PROG ": --wander: CPU %d had %ld bins with under 3 pieces (a larger --bin?)\n",
+				pr[i].cpu, thin);
+	}
+	double sd0 = NAN, acf0 = NAN;
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++) {
+			for (long b = 0; b < nb; b++)
+				r[b] = lv[j][b] - lv[i][b];
+			double sd = gsl_stats_sd(r, 1, (size_t)nb);
+			double acf = gsl_stats_correlation(r, 1, r + lag_1ms, 1, (size_t)(nb - lag_1ms));
+			printf("wander pair %d %d work %s sd %.4f corr %.3f acf_1ms %.3f", pr[i].cpu, pr[j].cpu, w, sd,
+			       gsl_stats_correlation(lv[i], 1, lv[j], 1, (size_t)nb), acf);
+			print_ms(corr_time_bins(r, nb, max_lag), bin_ns);
+			printf("\n");
+			if (isnan(sd0)) {
+				sd0 = sd;
+				acf0 = acf;
+			}
+		}
+	if (!isnan(sd0)) {
+		if (!(acf0 > 0 && acf0 < 1))
+			printf("model host.speed_sd = %.4f host.speed_tau = - (the pair's autocorrelation 1 ms apart is %.3f)\n",
+			       sd0 / M_SQRT2, acf0);
+		else
+			printf("model host.speed_sd = %.4f host.speed_tau = %.3fms\n", sd0 / M_SQRT2, -1 / log(acf0));
+	}
+	for (int i = 0; i < n; i++)
+		free(lv[i]);
+	free(lv);
+	free(r);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{"cpus", required_argument, NULL, 'c'}, {"ms", required_argument, NULL, 'm'},
 		{"rounds", required_argument, NULL, 'r'}, {"work", required_argument, NULL, 'w'},
 		{"together", no_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
+		{"wander", required_argument, NULL, 'W'}, {"bin", required_argument, NULL, 'b'},
 		{NULL, 0, NULL, 0},
 	};
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int cpus[MAX_CPUS], n = 0, rounds = 8, together = 0, nworks = 0;
 	enum work works[MAX_WORKS];
-	double ms = 5;
+	double ms = 5, wander_s = 0, bin_us = 100;
 	int c;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
@@ -309,6 +489,20 @@ int main(int argc, char **argv)
 			rounds = (int)v;
 			break;
 		}
+		case 'W': {
+			long v;
+			if (!parse_long_in(optarg, 1, 20, &v))
+				return tool_usage(PROG, usage_text, "--wander takes whole seconds, 1 to 20");
+			wander_s = (double)v;
+			break;
+		}
+		case 'b': {
+			long v;
+			if (!parse_long_in(optarg, 50, 1000, &v))
+				return tool_usage(PROG, usage_text, "--bin takes whole microseconds, 50 to 1000");
+			bin_us = (double)v;
+			break;
+		}
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return tool_bad_option(PROG, usage_text, argv);
 		}
@@ -319,13 +513,26 @@ int main(int argc, char **argv)
 		for (long i = 0; i < ncpus && n < MAX_CPUS; i++)
 			cpus[n++] = (int)i;
 	int named = nworks > 0;
+	if (wander_s > 0 && nworks > 1)
+		return tool_usage(PROG, usage_text, "--wander times one work: --work names one");
+	if (wander_s > 0 && n < 2)
+		return tool_usage(PROG, usage_text, "--wander needs two CPUs or more (--cpus)");
 	if (!named)
-		works[nworks++] = W_CHAIN;
+		works[nworks++] = wander_s > 0 ? W_ILP : W_CHAIN;
 	struct probe pr[MAX_CPUS];
 	int rc = 0;
 	for (int i = 0; i < n; i++) {
 		pr[i] = (struct probe){.cpu = cpus[i], .ms = ms, .rounds = rounds,
-				       .sink = (uint64_t)cpus[i] + 1};
+				       .sink = (uint64_t)cpus[i] + 1, .wander_s = wander_s};
+		if (wander_s > 0) {
+			/* a piece is about 5 us: room for pieces twice as fast */
+			pr[i].cap = (long)(wander_s * 4e5) + 1024;
+			pr[i].ts = malloc((size_t)pr[i].cap * sizeof(*pr[i].ts));
+			if (!pr[i].ts) {
+				fprintf(stderr, PROG ": out of memory\n");
+				rc = 1;
+			}
+		}
 		pr[i].src = malloc(COPY_SRC);
 		pr[i].dst = malloc(COPY_DST);
 		if (!pr[i].src || !pr[i].dst) {
@@ -339,8 +546,12 @@ int main(int argc, char **argv)
 	for (int k = 0; k < nworks && rc == 0; k++) {
 		for (int i = 0; i < n; i++)
 			pr[i].work = works[k];
-		if (run_work(pr, n, together)) {
+		if (run_work(pr, n, together || wander_s > 0)) {
 			rc = 1;
+			break;
+		}
+		if (wander_s > 0) {
+			rc = wander_report(pr, n, bin_us * 1e3);
 			break;
 		}
 		for (int i = 0; i < n; i++) {
@@ -351,6 +562,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		free(pr[i].src);
 		free(pr[i].dst);
+		free(pr[i].ts);
 	}
 	if (fflush(stdout) != 0)
 		rc = 1;

@@ -141,6 +141,7 @@ static const char *const test_names[] = {
 #define KB 1024.0
 #define MB (1024.0 * 1024.0)
 #define GB (1024.0 * 1024.0 * 1024.0)
+#define US ((double)NS_PER_US)
 #define MS ((double)NS_PER_MS)
 #define SEC ((double)NS_PER_S)
 
@@ -208,6 +209,12 @@ static const struct row rows[] = {
 		 "an IPI meanwhile costs cost.ipi_send_polled and the vCPU runs vm_halt_poll_exit later; 0 = none"},
 	{HKEY("vm_halt_poll_exit"), .type = T_TIME, HC(vm_halt_poll_exit_ns), .min = 0, .max = SEC, .def = "0",
 	 .unit = "us", .help = "exit latency of a halted vCPU its hypervisor still polls (host.vm_halt_poll)"},
+	{HKEY("speed_sd"), .type = T_DOUBLE, HC(speed_sd), .min = 0, .max = 1, .def = "0", .unit = "",
+	 .help = "a VM whose vCPUs share their cores with other work: the s.d. of each CPU's log speed, which wanders "
+		 "(an Ornstein-Uhlenbeck process, each CPU's drawn apart from a stream of its own); tools/bin/cpuspeed "
+		 "--wander measures it; 0 = a steady speed"},
+	{HKEY("speed_tau"), .type = T_TIME, HC(speed_tau_ns), .min = 10 * US, .max = 10 * SEC, .def = "5ms", .unit = "ms",
+	 .help = "host.speed_sd: how long a CPU's speed takes to forget where it was (the process's correlation time)"},
 	{HKEY("idle"), .type = T_ENUM, HC(idle), .names = idle_names, .def = "halt", .unit = "",
 	 .help = "how an idle CPU waits past idle_poll: halt (an IPI wakes it) or mwait (intel_idle, mwait_idle_with_hints: "
 		 "writing its flags wakes it, no IPI, still after idle_exit)"},

@@ -125,6 +125,10 @@ struct host {
 	int id;
 	const struct host_cfg *cfg;
 	double ns_per_cycle;
+	double speed_sd;           /* host.speed_sd; 0: every CPU at its clock rate */
+	double speed_rho;          /* the wander's step: x' = rho x + inn N(0, 1) every speed_dt */
+	double speed_inn;
+	sim_ns speed_dt;
 	int ncpus;
 	struct cpu *cpus;
 	int sched_factor;          /* 1 + ilog2(min(ncpus, 8)): CFS tunable scaling */

@@ -14,6 +14,7 @@
  */
 #include "cpu.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "rng.h"
@@ -37,6 +38,39 @@ void cpu_init(struct sim *sim, struct host *h, struct cpu *c, int id, int ntasks
 	c->paced = xcalloc(c->timers_cap, sizeof(*c->paced));
 	c->napi = xcalloc(8, sizeof(*c->napi));
 	c->idle_window = sched_idle_window(c); /* idle from time 0 */
+	if (h->speed_sd > 0) {
+		/* a stream apart from the cost jitter's (bit 40 set), so a run
+		 * with the wander draws the same jitter; started from the
+		 * process's stationary law */
+		rng_init(&c->speed_rng, sim->sc->seed, (uint64_t)1 << 40 | (uint64_t)h->id << 16 | (uint64_t)id);
+		c->speed_x = rng_gaussian(&c->speed_rng, h->speed_sd);
+		c->speed_next = h->speed_dt;
+		c->speed_f = exp(c->speed_x - h->speed_sd * h->speed_sd / 2);
+	}
+}
+
+/*
+ * The wander of a vCPU's speed (host.speed_sd): x, the log of the factor
+ * on its costs, follows an Ornstein-Uhlenbeck process in steps of speed_dt
+ * (x' = rho x + sd sqrt(1 - rho^2) N(0, 1), rho = exp(-dt / tau)), moved
+ * whenever a charge finds the step passed -- every step taken in turn, so
+ * the path is a function of time alone, whatever work the CPU did.  The
+ * factor is exp(x - sd^2 / 2), whose mean is 1: the wander leaves the mean
+ * cost where it was.  Measured by tools/bin/cpuspeed --wander (two threads
+ * timing the same work on two CPUs at once).
+ */
+double cpu_speed_factor(const struct sim *sim, struct cpu *c)
+{
+	const struct host *h = c->host;
+
+	if (sim->now >= c->speed_next) {
+		do {
+			c->speed_x = h->speed_rho * c->speed_x + rng_gaussian(&c->speed_rng, h->speed_inn);
+			c->speed_next += h->speed_dt;
+		} while (sim->now >= c->speed_next);
+		c->speed_f = exp(c->speed_x - h->speed_sd * h->speed_sd / 2);
+	}
+	return c->speed_f;
 }
 
 void cpu_release(struct cpu *c)

@@ -115,6 +115,12 @@ struct cpu {
 
 	sim_ns idle_window;          /* how long it polls from idle_since (sched_idle_window) */
 	uint64_t idle_entries;       /* idle entries so far: the window's quasi-random index */
+
+	/* host.speed_sd: this CPU's log speed, the factor on its costs, when
+	 * the speed next moves, and the stream it moves by (cpu_speed_factor) */
+	double speed_x, speed_f;
+	sim_ns speed_next;
+	struct rng speed_rng;
 };
 
 /*
@@ -139,6 +145,8 @@ struct cpu_vectors {
 
 void cpu_init(struct sim *sim, struct host *h, struct cpu *c, int id, int ntasks_max, int nconns_max);
 void cpu_release(struct cpu *c);
+/* host.speed_sd: the factor on c's costs now (its speed's inverse) */
+double cpu_speed_factor(const struct sim *sim, struct cpu *c);
 
 /* Charge `cycles` of cost `cost` to the step in progress on c, with the
  * run's cost jitter from c's own stream (inline: some two charges per
@@ -150,6 +158,8 @@ static inline void cpu_charge(struct sim *sim, struct cpu *c, enum cost_id cost,
 	if (cycles <= 0)
 		return;
 	ns = cycles * c->host->ns_per_cycle;
+	if (__builtin_expect(c->host->speed_sd > 0, 0))
+		ns *= cpu_speed_factor(sim, c);
 	if (jitter > 0) {
 		double f = 1.0 + jitter * rng_gaussian(&c->rng, 1.0);
 		ns *= f < 0.05 ? 0.05 : f;

@@ -94,6 +94,13 @@ struct host_cfg {
 	 * as the IPI's handler activates the task (sched.c: sched_wakeup);
 	 * 0 = at once (bare metal, and every profile that does not set it) */
 	sim_ns ipi_latency_ns;
+	/* a VM whose vCPUs share their physical cores with other work (an
+	 * SMT sibling running another guest): each CPU's speed wanders, its
+	 * log an Ornstein-Uhlenbeck process of s.d. speed_sd and correlation
+	 * time speed_tau_ns, each CPU's apart (cpu.c: cpu_speed_factor); 0 =
+	 * a steady speed */
+	double speed_sd;
+	sim_ns speed_tau_ns;
 	double cost_cycles[COST_N]; /* see cost.h */
 
 	/* the host's NIC (link.type = nic; see netdev_nic.h) */
