@@ -183,6 +183,25 @@ wsd=$(awk '$1 == "model" { print $4 }' "$T/cs.out")
 wtau=$(awk '$1 == "model" && $7 ~ /ms$/ { print $7 }' "$T/cs.out") # "-": no correlation time within the run
 "$TCPSIM" run scenarios/loopback-64k.cfg -s run.duration=50ms -s run.warmup=0 -s "host.speed_sd=$wsd" ${wtau:+-s "host.speed_tau=$wtau"} --format json >/dev/null 2>"$T/err"
 expect_eq "$?:$(cat "$T/err")" "0:" "tcpsim takes cpuspeed --wander's host.speed_sd = $wsd and host.speed_tau = ${wtau:--}"
+# --reps 3 --cfg: three runs' lines, and their median model keys as a
+# fragment that tcpsim reads back: a scenario including it runs as the same
+# scenario with those keys set, and not as one without them
+"$BIN/cpuspeed" --wander 1 --bin 1000 --cpus 0,0 --work chain --reps 3 --cfg "$T/wander.cfg" >"$T/cs.out" 2>/dev/null
+expect_eq "$?:$(grep -c '^model ' "$T/cs.out"):$(grep -c '^\[host\]$' "$T/wander.cfg")" "0:3:1" "cpuspeed --wander --reps 3 --cfg: three model lines, one fragment"
+wsd=$(awk -F' = ' '$1 == "speed_sd" { print $2 }' "$T/wander.cfg")
+wtau=$(awk -F' = ' '$1 == "speed_tau" { print $2 }' "$T/wander.cfg")
+want=$(awk '$1 == "model" { print $4 }' "$T/cs.out" | sort -n | sed -n 2p)
+expect_eq "$wsd" "$want" "cpuspeed --cfg: speed_sd is the median of the runs' model lines"
+printf 'include = %s\ninclude = wander.cfg\n' "$ROOT/scenarios/loopback-64k.cfg" >"$T/with-wander.cfg"
+"$TCPSIM" run "$T/with-wander.cfg" -s run.duration=50ms -s run.warmup=0 --format json >"$T/w1.json" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "tcpsim runs a scenario including cpuspeed's fragment"
+"$TCPSIM" run scenarios/loopback-64k.cfg -s run.duration=50ms -s run.warmup=0 -s "host.speed_sd=$wsd" ${wtau:+-s "host.speed_tau=$wtau"} --format json >"$T/w2.json" 2>/dev/null
+"$TCPSIM" run scenarios/loopback-64k.cfg -s run.duration=50ms -s run.warmup=0 --format json >"$T/w0.json" 2>/dev/null
+if cmp -s "$T/w1.json" "$T/w2.json" && ! cmp -s "$T/w1.json" "$T/w0.json"; then ok
+else bad "cpuspeed --cfg: the fragment's run should equal the run with its keys set ($wsd, ${wtau:--}) and differ from one without"; fi
+expect_fail "cpuspeed --cfg without --wander" 2 "--reps and --cfg go with --wander" "$BIN/cpuspeed" --cfg "$T/x.cfg"
+expect_fail "cpuspeed bad --reps" 2 "--reps takes 1 to 9" "$BIN/cpuspeed" --wander 1 --reps 10
+expect_fail "cpuspeed --cfg into a missing directory" 1 "cannot write" "$BIN/cpuspeed" --wander 1 --cpus 0,0 --cfg "$T/none/w.cfg"
 expect_fail "cpuspeed bad --wander" 2 "--wander takes whole seconds, 1 to 20" "$BIN/cpuspeed" --wander 0
 expect_fail "cpuspeed --wander with two works" 2 "--wander times one work" "$BIN/cpuspeed" --wander 1 --work ilp,copy
 expect_fail "cpuspeed --wander on one CPU" 2 "--wander needs two CPUs or more" "$BIN/cpuspeed" --wander 1 --cpus 0
@@ -382,7 +401,7 @@ expect_eq "$(grep -c -- '-rcpu0	.*app.recv_cpu=0;.*app.send_cpu=0' "$T/plan")" 4
 expect_eq "$(grep -v '^#' "$T/plan" | sed -n 1p | tr '\t' ' ')" "m-lo-mtu1500-tso_on-gso_on-send4K scenarios/live/m-lo.cfg offload.gro=on;app.test=TCP_STREAM;link.mtu=1500;offload.tso=on;offload.gso=on;app.send_size=4K;app.recv_size=4K" "first point"
 expect_eq "$(tail -1 "$T/plan" | tr '\t' ' ')" "m-veth-mtu9000-tso_off-gro_off scenarios/live/m-veth.cfg offload.gso=on;app.send_size=64K;link.mtu=9000;offload.tso=off;offload.gro=off;app.recv_size=64K" "last point"
 grep -q '^# 104 points, 3..5 good runs each of 3 s, cc cubic (unpaced' "$T/plan" && ok || bad "plan header: $(head -1 "$T/plan")"
-grep -q '^# output: validation/live/m.csv (+ m.reps.csv, m.txt, m.primcost.csv, m.primcost-end.csv, m.sockets.txt)$' "$T/plan" && ok ||
+grep -q '^# output: validation/live/m.csv (+ m.reps.csv, m.txt, m.primcost.csv, m.primcost-end.csv, m.wander.txt, m.sockets.txt)$' "$T/plan" && ok ||
 	bad "default outputs: $(grep '^# output' "$T/plan")"
 # --parse-ss: what one_run takes from the sender's `ss -Htim` (the data
 # connection of a kept sample, beside the control one): its algorithm, its

@@ -4,7 +4,7 @@
  * made while the host slowed the machine down is known and redone.
  *
  *   cpuspeed [--cpus A,B,...] [--ms N] [--rounds R] [--work W,...] [--together]
- *   cpuspeed --wander S [--bin US] [--cpus A,B,...] [--work W]
+ *   cpuspeed --wander S [--bin US] [--cpus A,B,...] [--work W] [--reps N] [--cfg OUT.cfg]
  *
  * On a virtual machine the hypervisor can take a vCPU's time, or share its
  * core, without the guest's steal counter showing it: the 2026-12-01 matrix
@@ -71,7 +71,10 @@
  * its reader (a write every 10-100 us); the wander has slower parts too (T
  * above can be hundreds of ms), which one time cannot hold.  What wanders
  * on both CPUs together moves neither end against the other and is left
- * out.
+ * out.  --reps N (1-9) measures N times, one after another, each with its
+ * lines; --cfg writes the median of the N model lines (each key's apart)
+ * as a profile fragment ([host] speed_sd and speed_tau) for a machine
+ * profile to include, tools/measure-live's OUT.wander.cfg.
  *
  * Exit status: 0 done, 1 cannot pin, time or start a thread, 2 usage.
  */
@@ -91,6 +94,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "util.h"
 
 #include "toolopt.h"
@@ -115,7 +119,8 @@ static const char usage_text[] =
 	"  --wander S: how each CPU's speed wanders over S seconds (1-20), all CPUs at once, in\n"
 	"    bins of --bin US (50-1000, default 100) microseconds; --work names one work\n"
 	"    (default ilp); prints per CPU and pair the s.d. of the log speed and its correlation\n"
-	"    time, and the model's host.speed_sd and host.speed_tau\n";
+	"    time, and the model's host.speed_sd and host.speed_tau; --reps N (1-9) measures N\n"
+	"    times, --cfg OUT.cfg writes the median of their model keys as a profile fragment\n";
 
 static double now_ns(void)
 {
@@ -359,7 +364,7 @@ static void print_ms(double bins, double bin_ns)
 }
 
 /* --wander's report, from the pieces the threads timed (see the top). */
-static int wander_report(struct probe *pr, int n, double bin_ns)
+static int wander_report(struct probe *pr, int n, double bin_ns, double *model_sd, double *model_tau_ms)
 {
 	double t0 = pr[0].ts[0], t1 = pr[0].ts[pr[0].nts - 1];
 	for (int i = 1; i < n; i++) {
@@ -403,6 +408,8 @@ static int wander_report(struct probe *pr, int n, double bin_ns)
 				acf0 = acf;
 			}
 		}
+	*model_sd = sd0 / M_SQRT2;
+	*model_tau_ms = acf0 > 0 && acf0 < 1 ? -1 / log(acf0) : NAN;
 	if (!isnan(sd0)) {
 		if (!(acf0 > 0 && acf0 < 1))
 			printf("model host.speed_sd = %.4f host.speed_tau = - (the pair's autocorrelation 1 ms apart is %.3f)\n",
@@ -417,6 +424,47 @@ static int wander_report(struct probe *pr, int n, double bin_ns)
 	return 0;
 }
 
+/* The median of the n values of v that are not NaN (NaN if none). */
+static double median_of(double *v, int n)
+{
+	size_t m = 0;
+	for (int i = 0; i < n; i++)
+		if (!isnan(v[i]))
+			v[m++] = v[i];
+	if (m == 0)
+		return NAN;
+	gsl_sort(v, 1, m);
+	return gsl_stats_median_from_sorted_data(v, 1, m);
+}
+
+/* --cfg: the median model keys of the reps as a profile fragment. */
+static int wander_cfg(const char *path, const struct probe *pr, int n, double wander_s, double bin_us, int reps,
+		      double *sd, double *tau_ms)
+{
+	struct outfile o;
+	struct tcpsim_err err = {0};
+	double msd = median_of(sd, reps), mtau = median_of(tau_ms, reps);
+	if (outfile_open(&o, path, "profile fragment", &err)) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return 1;
+	}
+	fprintf(o.f, "; how the vCPUs' speeds wander, measured by tools/bin/cpuspeed --wander %g --bin %g --work %s on CPUs",
+		wander_s, bin_us, work_name[pr[0].work]);
+	for (int i = 0; i < n; i++)
+		fprintf(o.f, "%s%d", i ? "," : " ", pr[i].cpu);
+	fprintf(o.f, "\n; (the median of %d runs' model lines); include it from the machine profile\n[host]\n", reps);
+	fprintf(o.f, "speed_sd = %.4f\n", msd);
+	if (isnan(mtau))
+		fprintf(o.f, "; no run's pair had an autocorrelation 1 ms apart in (0, 1): speed_tau left at its default\n");
+	else
+		fprintf(o.f, "speed_tau = %.3fms\n", mtau);
+	if (outfile_commit(&o, &err)) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -424,13 +472,15 @@ int main(int argc, char **argv)
 		{"rounds", required_argument, NULL, 'r'}, {"work", required_argument, NULL, 'w'},
 		{"together", no_argument, NULL, 't'}, {"help", no_argument, NULL, 'h'},
 		{"wander", required_argument, NULL, 'W'}, {"bin", required_argument, NULL, 'b'},
+		{"reps", required_argument, NULL, 'n'}, {"cfg", required_argument, NULL, 'C'},
 		{NULL, 0, NULL, 0},
 	};
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	int cpus[MAX_CPUS], n = 0, rounds = 8, together = 0, nworks = 0;
 	enum work works[MAX_WORKS];
 	double ms = 5, wander_s = 0, bin_us = 100;
-	int c;
+	int c, reps = 1;
+	const char *cfg = NULL;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
 		switch (c) {
@@ -503,6 +553,14 @@ int main(int argc, char **argv)
 			bin_us = (double)v;
 			break;
 		}
+		case 'n': {
+			long v;
+			if (!parse_long_in(optarg, 1, 9, &v))
+				return tool_usage(PROG, usage_text, "--reps takes 1 to 9");
+			reps = (int)v;
+			break;
+		}
+		case 'C': cfg = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return tool_bad_option(PROG, usage_text, argv);
 		}
@@ -517,6 +575,15 @@ int main(int argc, char **argv)
 		return tool_usage(PROG, usage_text, "--wander times one work: --work names one");
 	if (wander_s > 0 && n < 2)
 		return tool_usage(PROG, usage_text, "--wander needs two CPUs or more (--cpus)");
+	if (wander_s == 0 && (reps > 1 || cfg))
+		return tool_usage(PROG, usage_text, "--reps and --cfg go with --wander");
+	if (cfg) { /* a directory that cannot take the file fails now, not after the runs */
+		struct tcpsim_err err = {0};
+		if (outfile_probe(cfg, "profile fragment", &err)) {
+			fprintf(stderr, PROG ": %s\n", err.msg);
+			return 1;
+		}
+	}
 	if (!named)
 		works[nworks++] = wander_s > 0 ? W_ILP : W_CHAIN;
 	struct probe pr[MAX_CPUS];
@@ -551,7 +618,15 @@ int main(int argc, char **argv)
 			break;
 		}
 		if (wander_s > 0) {
-			rc = wander_report(pr, n, bin_us * 1e3);
+			double sd[9], tau[9];
+			rc = wander_report(pr, n, bin_us * 1e3, &sd[0], &tau[0]);
+			for (int r = 1; r < reps && rc == 0; r++) {
+				rc = run_work(pr, n, 1);
+				if (rc == 0)
+					rc = wander_report(pr, n, bin_us * 1e3, &sd[r], &tau[r]);
+			}
+			if (rc == 0 && cfg)
+				rc = wander_cfg(cfg, pr, n, wander_s, bin_us, reps, sd, tau);
 			break;
 		}
 		for (int i = 0; i < n; i++) {
