@@ -49,7 +49,7 @@
  * (a VM's vCPU shares its physical core with other work, whose load
  * comes and goes).  A thread pinned on each CPU runs the work (--work, one
  * of them; default ilp, since the chain leaves the core's other resources
- * idle and barely sees sharing) in pieces of about 2 us, reading the clock
+ * idle and barely sees sharing) in pieces of about 5 us, reading the clock
  * after each.  A piece over 3 times the median is a stop (an interrupt, the
  * hypervisor's own tick), left out of the speed and counted apart.  Per bin
  * of --bin us (50-1000, default 100) a CPU's speed is the median piece's against the
@@ -62,8 +62,8 @@
  *   model host.speed_sd = SD' host.speed_tau = T'ms
  *
  * SD the s.d. of the log speed (or ratio); R its autocorrelation 1 ms
- * apart; T where its autocorrelation first falls to 1/e (interpolated in
- * log between bins; "-" if not within a quarter of the run); C the two
+ * apart; T where its autocorrelation first falls to 1/e (interpolated
+ * linearly between bins; "-" if not within a quarter of the run); C the two
  * CPUs' correlation.  The model line: the first pair's relative wander split
  * evenly between its two CPUs (SD' = SD / sqrt 2, each CPU's drawn apart in
  * the model), and the correlation time whose exponential gives the pair's
@@ -410,13 +410,11 @@ static int wander_report(struct probe *pr, int n, double bin_ns, double *model_s
 		}
 	*model_sd = sd0 / M_SQRT2;
 	*model_tau_ms = acf0 > 0 && acf0 < 1 ? -1 / log(acf0) : NAN;
-	if (!isnan(sd0)) {
-		if (!(acf0 > 0 && acf0 < 1))
-			printf("model host.speed_sd = %.4f host.speed_tau = - (the pair's autocorrelation 1 ms apart is %.3f)\n",
-			       sd0 / M_SQRT2, acf0);
-		else
-			printf("model host.speed_sd = %.4f host.speed_tau = %.3fms\n", sd0 / M_SQRT2, -1 / log(acf0));
-	}
+	if (isnan(*model_tau_ms))
+		printf("model host.speed_sd = %.4f host.speed_tau = - (the pair's autocorrelation 1 ms apart is %.3f)\n",
+		       *model_sd, acf0);
+	else
+		printf("model host.speed_sd = %.4f host.speed_tau = %.3fms\n", *model_sd, *model_tau_ms);
 	for (int i = 0; i < n; i++)
 		free(lv[i]);
 	free(lv);
@@ -480,6 +478,7 @@ int main(int argc, char **argv)
 	enum work works[MAX_WORKS];
 	double ms = 5, wander_s = 0, bin_us = 100;
 	int c, reps = 1;
+	long v;
 	const char *cfg = NULL;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
@@ -487,7 +486,6 @@ int main(int argc, char **argv)
 		case 'c': {
 			char *s = optarg, *end;
 			for (;;) {
-				long v;
 				end = strchr(s, ',');
 				if (end)
 					*end = '\0';
@@ -525,41 +523,31 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 't': together = 1; break;
-		case 'm': {
-			long v;
+		case 'm':
 			if (!parse_long_in(optarg, 1, 10000, &v))
 				return tool_usage(PROG, usage_text, "--ms takes whole milliseconds, 1 to 10000");
 			ms = (double)v;
 			break;
-		}
-		case 'r': {
-			long v;
+		case 'r':
 			if (!parse_long_in(optarg, 1, MAX_ROUNDS, &v))
 				return tool_usage(PROG, usage_text, "--rounds takes 1 to 64");
 			rounds = (int)v;
 			break;
-		}
-		case 'W': {
-			long v;
+		case 'W':
 			if (!parse_long_in(optarg, 1, 20, &v))
 				return tool_usage(PROG, usage_text, "--wander takes whole seconds, 1 to 20");
 			wander_s = (double)v;
 			break;
-		}
-		case 'b': {
-			long v;
+		case 'b':
 			if (!parse_long_in(optarg, 50, 1000, &v))
 				return tool_usage(PROG, usage_text, "--bin takes whole microseconds, 50 to 1000");
 			bin_us = (double)v;
 			break;
-		}
-		case 'n': {
-			long v;
+		case 'n':
 			if (!parse_long_in(optarg, 1, 9, &v))
 				return tool_usage(PROG, usage_text, "--reps takes 1 to 9");
 			reps = (int)v;
 			break;
-		}
 		case 'C': cfg = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return tool_bad_option(PROG, usage_text, argv);
@@ -610,23 +598,23 @@ int main(int argc, char **argv)
 			memset(pr[i].dst, 0, COPY_DST);
 		}
 	}
-	for (int k = 0; k < nworks && rc == 0; k++) {
+	if (wander_s > 0 && rc == 0) { /* all CPUs at once, reps times */
+		double sd[9], tau[9];
+		for (int i = 0; i < n; i++)
+			pr[i].work = works[0];
+		for (int r = 0; r < reps && rc == 0; r++) {
+			rc = run_work(pr, n, 1);
+			if (rc == 0)
+				rc = wander_report(pr, n, bin_us * 1e3, &sd[r], &tau[r]);
+		}
+		if (rc == 0 && cfg)
+			rc = wander_cfg(cfg, pr, n, wander_s, bin_us, reps, sd, tau);
+	}
+	for (int k = 0; k < nworks && rc == 0 && wander_s == 0; k++) {
 		for (int i = 0; i < n; i++)
 			pr[i].work = works[k];
-		if (run_work(pr, n, together || wander_s > 0)) {
+		if (run_work(pr, n, together)) {
 			rc = 1;
-			break;
-		}
-		if (wander_s > 0) {
-			double sd[9], tau[9];
-			rc = wander_report(pr, n, bin_us * 1e3, &sd[0], &tau[0]);
-			for (int r = 1; r < reps && rc == 0; r++) {
-				rc = run_work(pr, n, 1);
-				if (rc == 0)
-					rc = wander_report(pr, n, bin_us * 1e3, &sd[r], &tau[r]);
-			}
-			if (rc == 0 && cfg)
-				rc = wander_cfg(cfg, pr, n, wander_s, bin_us, reps, sd, tau);
 			break;
 		}
 		for (int i = 0; i < n; i++) {
