@@ -102,6 +102,7 @@
 #define PROG "cpuspeed"
 #define MAX_CPUS 64
 #define MAX_ROUNDS 64
+#define MAX_REPS 9 /* --reps */
 #define MAX_WORKS 4
 #define COPY_STEP 4096
 #define COPY_SRC (256 * 1024)
@@ -544,7 +545,7 @@ int main(int argc, char **argv)
 			bin_us = (double)v;
 			break;
 		case 'n':
-			if (!parse_long_in(optarg, 1, 9, &v))
+			if (!parse_long_in(optarg, 1, MAX_REPS, &v))
 				return tool_usage(PROG, usage_text, "--reps takes 1 to 9");
 			reps = (int)v;
 			break;
@@ -599,7 +600,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (wander_s > 0 && rc == 0) { /* all CPUs at once, reps times */
-		double sd[9], tau[9];
+		double sd[MAX_REPS], tau[MAX_REPS];
 		for (int i = 0; i < n; i++)
 			pr[i].work = works[0];
 		for (int r = 0; r < reps && rc == 0; r++) {
