@@ -103,6 +103,8 @@
 #define MAX_CPUS 64
 #define MAX_ROUNDS 64
 #define MAX_REPS 9 /* --reps */
+#define STR_(x) #x
+#define STR(x) STR_(x) /* a bound in a message, as the code has it */
 #define MAX_WORKS 4
 #define COPY_STEP 4096
 #define COPY_SRC (256 * 1024)
@@ -120,7 +122,7 @@ static const char usage_text[] =
 	"  --wander S: how each CPU's speed wanders over S seconds (1-20), all CPUs at once, in\n"
 	"    bins of --bin US (50-1000, default 100) microseconds; --work names one work\n"
 	"    (default ilp); prints per CPU and pair the s.d. of the log speed and its correlation\n"
-	"    time, and the model's host.speed_sd and host.speed_tau; --reps N (1-9) measures N\n"
+	"    time, and the model's host.speed_sd and host.speed_tau; --reps N (1-" STR(MAX_REPS) ") measures N\n"
 	"    times, --cfg OUT.cfg writes the median of their model keys as a profile fragment\n";
 
 static double now_ns(void)
@@ -531,7 +533,7 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			if (!parse_long_in(optarg, 1, MAX_ROUNDS, &v))
-				return tool_usage(PROG, usage_text, "--rounds takes 1 to 64");
+				return tool_usage(PROG, usage_text, "--rounds takes 1 to " STR(MAX_ROUNDS));
 			rounds = (int)v;
 			break;
 		case 'W':
@@ -546,7 +548,7 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			if (!parse_long_in(optarg, 1, MAX_REPS, &v))
-				return tool_usage(PROG, usage_text, "--reps takes 1 to 9");
+				return tool_usage(PROG, usage_text, "--reps takes 1 to " STR(MAX_REPS));
 			reps = (int)v;
 			break;
 		case 'C': cfg = optarg; break;
