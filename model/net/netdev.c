@@ -40,7 +40,8 @@ static void lo_deliver(struct sim *sim, void *obj, uint64_t arg)
  * the device has GSO, and always since 4.13) needs NETIF_F_TSO to cross
  * whole (netif_needs_gso, net_gso_ok), so validate_xmit_skb (6.x;
  * dev_hard_start_xmit in 3.x) cuts it into MSS-sized skbs (skb_segment: a
- * new skb each), and each crosses, and is received, on its own. */
+ * new skb each), and each crosses, and is received, on its own.  So is a
+ * frame of gso_max_size or more with TSO on (netdev_sw_gso). */
 static void lo_segment(struct sim *sim, struct cpu *c, struct skb *gso,
 		       void (*deliver)(struct sim *, struct cpu *, struct skb *))
 {
@@ -64,6 +65,16 @@ static void lo_segment(struct sim *sim, struct cpu *c, struct skb *gso,
 	skb_free(sim, c, gso);
 }
 
+bool netdev_sw_gso(const struct sim *sim, const struct host *h, const struct skb *skb)
+{
+	const struct scenario *sc = sim->sc;
+	int64_t hdr = IP_HDR_BYTES + TCP_HDR_BYTES + (sc->timestamps ? TCP_TS_OPT_BYTES : 0);
+
+	if (skb->kind != SKB_DATA || skb->segs <= 1)
+		return false;
+	return !sc->tso || (host_kernel_at_least(h, 6, 7) && (int64_t)skb->len + hdr >= sc->gso_max_bytes);
+}
+
 static void lo_deliver_now(struct sim *sim, struct cpu *c, struct skb *skb);
 static void lo_deliver_later(struct sim *sim, struct cpu *c, struct skb *skb);
 
@@ -74,7 +85,7 @@ static void lo_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
 	skb_orphan(sim, c, skb); /* loopback_xmit, veth_xmit: the socket's TSQ claim ends here */
 	if (skb->kind == SKB_DATA)
 		cpu_charge(sim, c, COST_TX_FRAME, c->host->cfg->cost_cycles[COST_TX_FRAME]);
-	if (skb->kind == SKB_DATA && skb->segs > 1 && !sc->tso)
+	if (netdev_sw_gso(sim, c->host, skb))
 		lo_segment(sim, c, skb, sc->delay_ns > 0 ? lo_deliver_later : lo_deliver_now);
 	else if (sc->delay_ns > 0)
 		lo_deliver_later(sim, c, skb);
@@ -108,7 +119,7 @@ static void veth_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
 	const struct scenario *sc = sim->sc;
 	const double *cost = c->host->cfg->cost_cycles;
 
-	if (skb->kind == SKB_DATA && skb->segs > 1 && !sc->tso && sc->gro) {
+	if (netdev_sw_gso(sim, c->host, skb) && sc->gro) {
 		/* segmented for the device, merged again by the peer's GRO */
 		cpu_charge(sim, c, COST_TX_FRAME, cost[COST_TX_FRAME]);
 		cpu_charge(sim, c, COST_TX_SEG, cost[COST_TX_SEG] * skb->segs);

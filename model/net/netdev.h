@@ -39,6 +39,13 @@ extern const struct netdev_ops netdev_veth;
 
 const struct netdev_ops *netdev_for(const struct scenario *sc);
 
+/* Whether the stack cuts this frame, handed to host h's device, into
+ * MSS-sized skbs in software (validate_xmit_skb -> skb_gso_segment): a GSO
+ * frame on a device without TSO; and since 6.7 one whose length reaches
+ * the device's gso_max_size (gso_features_check, 24ab059d2ebd), which TCP
+ * sends from 6.10 on (tcp_grow_skb, tcp_output.c). */
+bool netdev_sw_gso(const struct sim *sim, const struct host *h, const struct skb *skb);
+
 /* Receive one skb taken off c's backlog (softirq context): IP and TCP input. */
 void netdev_rx(struct sim *sim, struct cpu *c, struct skb *skb);
 

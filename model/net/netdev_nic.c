@@ -163,9 +163,9 @@ static double frame_ns(const struct sim *sim, uint32_t ip_bytes)
 
 /* Driver skbs (ring slots, TX completions) of one skb handed to xmit: a
  * frame the stack segmented in software is that many skbs. */
-static uint32_t slots_of(const struct sim *sim, const struct skb *skb)
+static uint32_t slots_of(const struct sim *sim, const struct host *h, const struct skb *skb)
 {
-	if (skb->kind == SKB_DATA && !sim->sc->tso && skb->segs > 1)
+	if (netdev_sw_gso(sim, h, skb))
 		return skb->segs;
 	return 1;
 }
@@ -316,7 +316,7 @@ static void rx_arrive(struct sim *sim, struct nic_port *p, struct nic_pkt *pkt);
 static void ring_push(const struct sim *sim, struct nic_queue *q, struct skb *skb)
 {
 	skb_list_push(&q->ring, skb);
-	q->ring_slots += slots_of(sim, skb);
+	q->ring_slots += slots_of(sim, q->port->host, skb);
 	if (!q->next_tx) {
 		q->next_tx = skb;
 		q->next_frame = 0;
@@ -332,7 +332,7 @@ static bool ring_has_room(const struct sim *sim, const struct nic_queue *q, cons
 	 * was queued and is out of the cache */
 	if (q->ring_slots >= (uint32_t)sim->sc->tx_ring)
 		return false;
-	return q->ring_slots + slots_of(sim, skb) <= (uint32_t)sim->sc->tx_ring;
+	return q->ring_slots + slots_of(sim, q->port->host, skb) <= (uint32_t)sim->sc->tx_ring;
 }
 
 static void tx_end_ev(struct sim *sim, void *obj, uint64_t arg);
@@ -661,7 +661,7 @@ static void nic_xmit(struct sim *sim, struct cpu *c, struct skb *skb)
 
 	if (skb->kind == SKB_DATA) {
 		cpu_charge(sim, c, COST_TX_FRAME, cost[COST_TX_FRAME]);
-		if (!sc->tso && skb->segs > 1) /* GSO: skb_gso_segment in dev_hard_start_xmit */
+		if (netdev_sw_gso(sim, c->host, skb)) /* GSO: skb_gso_segment in validate_xmit_skb */
 			cpu_charge(sim, c, COST_TX_SEG, cost[COST_TX_SEG] * skb->segs);
 		if (!sc->csum) /* no NETIF_F_HW_CSUM: the stack sums the payload */
 			cpu_charge(sim, c, COST_CSUM_BYTE, cost[COST_CSUM_BYTE] * skb->len);
@@ -693,7 +693,7 @@ static void tx_reap(struct sim *sim, struct cpu *c, struct nic_queue *q)
 
 	while (q->done > 0) {
 		struct skb *skb = skb_list_pop(&q->ring);
-		uint32_t n = slots_of(sim, skb);
+		uint32_t n = slots_of(sim, q->port->host, skb);
 		INVARIANT(skb && skb != q->next_tx, "nic%d queue %d: completion of an skb not sent", q->port->host->id,
 			  q->index);
 		q->done--;

@@ -32,6 +32,9 @@
 #define IP_HDR_BYTES 20
 #define TCP_HDR_BYTES 20
 #define TCP_TS_OPT_BYTES 12
+/* MAX_TCP_HEADER on x86-64: L1_CACHE_ALIGN(128 + MAX_HEADER), 320 bytes;
+ * a socket's sk_gso_max_size is the device's gso_max_size less it and 1 */
+#define MAX_TCP_HEADER_BYTES 320
 #define TCP_MIN_RCVMSS 536 /* include/net/tcp.h */
 
 enum skb_kind { SKB_DATA, SKB_ACK };

@@ -113,7 +113,9 @@ static double pacing_rate_Bps(const struct tcp_conn *tc)
  *   5.18 -     : plus gso_max_size >> (min_rtt_us >> tcp_tso_rtt_log), so
  *                a flow of min_rtt below 512 us (tso_rtt_log 9) gets full
  *                frames whatever its rate (commit 65466904b015);
- * at most gso_max_size, at least min_tso_segs (tcp.min_tso_segs, 2, or
+ * at most the socket's sk_gso_max_size, the device's gso_max_size less
+ * MAX_TCP_HEADER + 1 (tcp_tso_autosize in every era; from 5.19 sk_setup_caps
+ * subtracts it), at least min_tso_segs (tcp.min_tso_segs, 2, or
  * the algorithm's: bbr_min_tso_segs).  The model applies the cap where
  * tcp_write_xmit does since 4.0 (the frame, not the skb it is cut from;
  * in 3.12-3.19 it was the skb's size goal: the frames are the same).
@@ -123,6 +125,7 @@ uint32_t tcp_tso_segs(const struct tcp_conn *tc)
 {
 	const struct scenario *sc = tc->sim->sc;
 	double rate = pacing_rate_Bps(tc), bytes;
+	int64_t gso = (int64_t)sc->gso_max_bytes - 1 - MAX_TCP_HEADER_BYTES;
 	uint32_t min_segs, segs;
 
 	if (!host_kernel_at_least(tc->snd_host, 3, 12))
@@ -135,11 +138,11 @@ uint32_t tcp_tso_segs(const struct tcp_conn *tc)
 		if (host_kernel_at_least(tc->snd_host, 5, 18)) {
 			int64_t r = (tc->min_rtt_ns > 0 ? tc->min_rtt_ns : 0) / NS_PER_US >> sc->tso_rtt_log;
 			if (r < 32) /* BITS_PER_TYPE(sk_gso_max_size) */
-				bytes += (double)(sc->gso_max_bytes >> r);
+				bytes += (double)(gso >> r);
 		}
 	}
-	if (bytes > sc->gso_max_bytes)
-		bytes = sc->gso_max_bytes;
+	if (bytes > (double)gso)
+		bytes = (double)gso;
 	segs = (uint32_t)(bytes / tc->mss_bytes);
 	return segs < min_segs ? min_segs : segs;
 }
@@ -440,6 +443,40 @@ static uint32_t send_head_len(struct tcp_conn *tc)
 	return tc->send_head_len;
 }
 
+/*
+ * tcp_grow_skb (6.10+, 8ee602c63520 "tcp: try to send bigger TSO packets"):
+ * before tcp_write_xmit sends its head skb, up to `amount` bytes of the next
+ * unsent skb move into it (skb_shift of the page frags), and a next skb left
+ * empty is freed (tcp_eat_one_skb).  amount fills the skb to the frame's
+ * allowance, min(cwnd quota, max_segs) MSS: it merges the short skbs a
+ * window-limited sender's splits leave, and where max_segs (tcp_tso_segs)
+ * allows more than sendmsg's size goal -- at MTU 65536, min_tso_segs' two
+ * segments of 65,483 bytes where the goal is one -- it makes frames of
+ * gso_max_size or more, which the stack cuts in software before the
+ * device (netdev_sw_gso).  The model moves bytes, not frags: a skb_shift
+ * that would pass MAX_SKB_FRAGS, which fails in the kernel, is not modelled.
+ */
+static void grow_skb(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb, int64_t amount)
+{
+	struct skb *next = skb->next;
+	uint32_t n = (int64_t)next->len < amount ? next->len : (uint32_t)amount;
+
+	skb->len += n;
+	skb->truesize += (int)n;
+	next->seq += n;
+	next->len -= n;
+	next->truesize -= (int)n;
+	if (next->len == 0) {
+		skb->next = next->next;
+		if (tc->wq.tail == next)
+			tc->wq.tail = skb;
+		tc->wq.len--;
+		tc->wmem_queued -= next->truesize;
+		skb_free(sim, c, next);
+	}
+	tc->send_head_len = skb == tc->wq.tail ? 0 : skb->len;
+}
+
 void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tail)
 {
 	struct skb *skb;
@@ -465,6 +502,14 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 			tc->cwnd_limited = true;
 		if (quota <= 0)
 			break;
+		if (!is_tail && host_kernel_at_least(tc->snd_host, 6, 10)) {
+			int64_t want = min64(quota, (int64_t)min64(tcp_tso_segs(tc), INT32_MAX)) * tc->mss_bytes -
+				       (int64_t)send_head_len(tc);
+			if (want > 0) {
+				grow_skb(sim, c, tc, skb, want);
+				is_tail = skb == tc->wq.tail;
+			}
+		}
 		/* a short tail: mid-call it waits for the rest of the call's data
 		 * (only full frames go, tcp_push_one); at the end of the call
 		 * Nagle or TSO deferral decide */
