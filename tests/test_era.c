@@ -305,6 +305,16 @@ static void test_lo_segments_without_tso(void **state)
 	expect_range(tso_on.host_cat_pct[0][COST_TX_SEG], 0, 0, "no segmentation with TSO");
 }
 
+/* base() at `mtu` with a reader slower than its writer (its copy 15 times
+ * the writer's), so that the writer has skbs queued behind the one it sends */
+static void writer_ahead(struct scenario *sc, const char *kernel, const char *mtu)
+{
+	base(sc, kernel);
+	set(sc, "link.mtu", mtu);
+	set(sc, "cost.copy_byte", "0.02");
+	set(sc, "cost.recv_copy_byte", "0.3");
+}
+
 /* From 6.10 tcp_write_xmit grows the skb it sends with the next skb's
  * bytes up to max_segs MSS (tcp_grow_skb).  At MTU 65536 the size goal
  * keeps each sendmsg skb to one MSS, but max_segs is min_tso_segs' two:
@@ -316,17 +326,11 @@ static void test_lo_segments_without_tso(void **state)
 static void test_grown_frames_cut_in_software_since_6_10(void **state)
 {
 	struct scenario sc;
-	struct metrics before, grown, big;
+	struct metrics before, grown, big, mtu16436;
 	(void)state;
-	base(&sc, "6.9");
-	set(&sc, "link.mtu", "65536");
-	set(&sc, "cost.copy_byte", "0.02");
-	set(&sc, "cost.recv_copy_byte", "0.3");
+	writer_ahead(&sc, "6.9", "65536");
 	run(&sc, &before);
-	base(&sc, "6.10");
-	set(&sc, "link.mtu", "65536");
-	set(&sc, "cost.copy_byte", "0.02");
-	set(&sc, "cost.recv_copy_byte", "0.3");
+	writer_ahead(&sc, "6.10", "65536");
 	run(&sc, &grown);
 	set(&sc, "offload.gso_max_size", "262144");
 	run(&sc, &big);
@@ -340,13 +344,9 @@ static void test_grown_frames_cut_in_software_since_6_10(void **state)
 	 * MAX_TCP_HEADER + 1: at MTU 16436 three MSS of 16,384, as the size
 	 * goal, so nothing grows to gso_max_size (at 65536 / 16384 it would:
 	 * four) */
-	struct metrics mtu16436;
-	base(&sc, "6.10");
-	set(&sc, "link.mtu", "16436");
+	writer_ahead(&sc, "6.10", "16436");
 	set(&sc, "app.send_size", "64K");
 	set(&sc, "app.recv_size", "64K");
-	set(&sc, "cost.copy_byte", "0.02");
-	set(&sc, "cost.recv_copy_byte", "0.3");
 	run(&sc, &mtu16436);
 	expect_range(m_of(&mtu16436, "segs_per_frame"), 1.5, 3, "6.10, MTU 16436: frames of up to three MSS");
 	expect_range(mtu16436.host_cat_pct[0][COST_TX_SEG], 0, 0, "6.10, MTU 16436: nothing cut in software");
