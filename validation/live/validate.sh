@@ -221,7 +221,15 @@ BEST_LO=$T/lo-start.txt
 PREV=validation/live/$M.fitted.cfg
 STARTS_NOTE=""
 if [ "${WARM:-1}" = 1 ] && [ -z "${FIT_SET:-}" ] && [ "$PERCALL" = fit ] && [ -f "$PREV" ]; then
-	{ cat "$T/run.cfg"; echo; sed -n '/^\[cost\]/,$p' "$PREV"; } >"$T/run-prev.cfg"
+	# the previous fit's values of the keys fitted now, nothing else (a
+	# key measured since stays at the profile's measure)
+	{
+		cat "$T/run.cfg"
+		echo
+		echo "[cost]"
+		awk -v fit="$FIT" 'BEGIN { n = split(fit, k, ","); for (i = 1; i <= n; i++) { sub(/^cost[.]/, "", k[i]); want[k[i]] = 1 } }
+			/^\[/ { cost = ($0 == "[cost]") } cost && $2 == "=" && ($1 in want) { print $1 " = " $3 }' "$PREV"
+	} >"$T/run-prev.cfg"
 	lo_validate "$T/run-prev.cfg" "$T/lo-prev.txt"
 	CA=$(chisq_of "$T/lo-start.txt")
 	CB=$(chisq_of "$T/lo-prev.txt")
