@@ -38,6 +38,7 @@ struct calib_cli {
 	int polish;                 /* --polish N: simplex points after the solver, 0 none */
 	int jobs;
 	bool keep_jitter;
+	bool warm;                   /* --warm: the start is a fit's result */
 	bool verbose;
 	bool help;
 };

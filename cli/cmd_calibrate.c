@@ -100,6 +100,10 @@ int calibcli_parse(int argc, char **argv, struct calib_cli *o)
 			o->keep_jitter = true;
 			continue;
 		}
+		if (strcmp(a, "--warm") == 0) {
+			o->warm = true;
+			continue;
+		}
 		if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
 			o->verbose = true;
 			continue;
@@ -236,6 +240,7 @@ int calibcli_load(const struct calib_cli *o, struct run_set *rs, struct rep_set 
 	cs->polish = o->polish;
 	cs->jobs = o->jobs;
 	cs->keep_jitter = o->keep_jitter;
+	cs->warm = o->warm;
 	cs->progress = o->verbose ? stderr : NULL;
 	if (o->weight && (rc = calib_parse_weights(cs, o->weight, err)) != TCPSIM_OK)
 		return rc;
@@ -348,7 +353,7 @@ static void calibrate_usage(FILE *f)
 {
 	fputs("usage: tcpsim calibrate RUNS.csv... --fit KEY[=LO:HI],... -o PROFILE.cfg\n"
 	      "                        [--weight METRIC=W,...] [--profile P.cfg] [-j N]\n"
-	      "                        [--step F] [--max-iter N] [--keep-jitter] [-v]\n"
+	      "                        [--step F] [--max-iter N] [--keep-jitter] [--warm] [-v]\n"
 	      "                        [--reps REPS.csv... --fit-to median|runs]\n"
 	      "  Fits [cost]/[rcost] keys to recorded runs by weighted non-linear least squares on\n"
 	      "  relative errors (GSL multifit_nlinear) and writes them as an includable profile.\n"
@@ -366,6 +371,8 @@ static void calibrate_usage(FILE *f)
 	      "                     where the solver stopped (default 0: none); it moves where the\n"
 	      "                     simulator's steady states make the slope useless\n"
 	      "  --keep-jitter      keep the scenarios' run.cost_jitter (default: 0 while fitting)\n"
+	      "  --warm             the profile's values are a fit's result: where no step from them\n"
+	      "                     lowers chisq, the fit has converged there (without it, exit 1)\n"
 	      "  --reps REPS.csv    the single runs behind the points (measure-live's MACHINE.reps.csv)\n"
 	      "  --fit-to runs      each residual is the relative error to the nearest of its point's\n"
 	      "                     single runs (a point whose runs settle in two steady states is met\n"
@@ -445,6 +452,8 @@ static char *profile_header(const struct calib_cli *o, const struct run_set *rs,
 		fprintf(f, " --profile %s", o->profile);
 	if (o->keep_jitter)
 		fputs(" --keep-jitter", f);
+	if (o->warm)
+		fputs(" --warm", f);
 	if (o->starts > 1)
 		fprintf(f, " --starts %d", o->starts);
 	if (o->polish > 0)

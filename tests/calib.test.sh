@@ -101,6 +101,18 @@ else
 	bad "recovery" "exit status $?: $(cat "$TMP/err")"
 fi
 
+# --- --warm: a fit started from a fit's result (validate.sh's restarts); where no
+# step lowers chisq it has converged there.  From the runs' own costs it stays ------
+printf '[cost]\ncopy_byte = 1.4\ntx_frame = 20000\nsyscall = 4000\n' >"$TMP/truth.cfg"
+if "$TCPSIM" calibrate "$TMP/syn.csv" --fit $FIT --profile "$TMP/truth.cfg" --warm -o "$TMP/warm.cfg" -j 2 >"$TMP/out" 2>"$TMP/err" &&
+	awk '/^\[cost\]/ { c = 1; next } c && / = / { t = ($1 == "copy_byte") ? 1.4 : ($1 == "tx_frame") ? 20000 : 4000
+		e = $3 / t - 1; if (e < 0) e = -e; if (e > 0.005) bad = 1; n++ } END { exit !(n == 3 && !bad) }' "$TMP/warm.cfg" &&
+	grep -q -- "--warm" "$TMP/warm.cfg"; then
+	ok "--warm: from the runs' own costs the fit stays ($(grep -A3 '^\[cost\]' "$TMP/warm.cfg" | tr '\n' ' '))"
+else
+	bad "--warm" "exit $?: $(head -c 300 "$TMP/err") $(grep -A3 '^\[cost\]' "$TMP/warm.cfg" 2>/dev/null | tr '\n' ' ')"
+fi
+
 # --- the polish: in the report and the profile's header, which reads back ------
 if "$TCPSIM" calibrate "$TMP/syn.csv" --fit $FIT -o "$TMP/pol.cfg" --polish 40 -j 2 >"$TMP/out" 2>"$TMP/err"; then
 	printf 'include = %s\ninclude = pol.cfg\n' "$PWD/$LO" >"$TMP/polinc.cfg"

@@ -1006,6 +1006,12 @@ int calib_fit(const struct calib_setup *cs, const struct calib_runs *cr, const b
 					 "no step from the best scanned start lowers the residual (the simulator's resolution)");
 				break;
 			}
+			if (iter == 0 && cs->warm) {
+				res->converged = true;
+				snprintf(res->stop_reason, sizeof(res->stop_reason),
+					 "no step from the start lowers the residual: it is the fit's (--warm)");
+				break;
+			}
 			if (iter == 0) {
 				snprintf(res->stop_reason, sizeof(res->stop_reason),
 					 "no step from the start lowers the residual (GSL: %s)", gsl_strerror(st));

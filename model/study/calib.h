@@ -121,6 +121,7 @@ struct calib_setup {
 	int polish;                /* > 0: at most this many simplex points after the solver (below) */
 	int jobs;                  /* threads, >= 1 */
 	bool keep_jitter;          /* false: run.cost_jitter = 0 */
+	bool warm;                 /* the start is a fit's result: no step from it lowering chisq is convergence */
 	/* non-NULL: a residual is the relative error to the nearest of its
 	 * point's single runs (reps.h) where the point has any, not to the
 	 * recorded median: a point whose runs settle in two steady states is
