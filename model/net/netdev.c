@@ -68,11 +68,13 @@ static void lo_segment(struct sim *sim, struct cpu *c, struct skb *gso,
 bool netdev_sw_gso(const struct sim *sim, const struct host *h, const struct skb *skb)
 {
 	const struct scenario *sc = sim->sc;
-	int64_t hdr = IP_HDR_BYTES + TCP_HDR_BYTES + (sc->timestamps ? TCP_TS_OPT_BYTES : 0);
 
 	if (skb->kind != SKB_DATA || skb->segs <= 1)
 		return false;
-	return !sc->tso || (host_kernel_at_least(h, 6, 7) && (int64_t)skb->len + hdr >= sc->gso_max_bytes);
+	if (!sc->tso)
+		return true;
+	/* the length first: it rules out nearly every frame */
+	return (int64_t)skb->len + seg_hdr_bytes(sc->timestamps) >= sc->gso_max_bytes && host_kernel_at_least(h, 6, 7);
 }
 
 static void lo_deliver_now(struct sim *sim, struct cpu *c, struct skb *skb);

@@ -908,7 +908,7 @@ static void nic_init(struct sim *sim)
 	struct nic *nic = xcalloc(1, sizeof(*nic));
 
 	INVARIANT(sim->nhosts == 2, "nic path needs two hosts, has %d", sim->nhosts);
-	nic->hdr_bytes = IP_HDR_BYTES + TCP_HDR_BYTES + (sim->sc->timestamps ? TCP_TS_OPT_BYTES : 0);
+	nic->hdr_bytes = seg_hdr_bytes(sim->sc->timestamps);
 	for (int h = 0; h < 2; h++) {
 		port_init(&nic->port[h], &sim->hosts[h]);
 		nic->port[h].peer = &nic->port[1 - h];

@@ -32,6 +32,11 @@
 #define IP_HDR_BYTES 20
 #define TCP_HDR_BYTES 20
 #define TCP_TS_OPT_BYTES 12
+/* A segment's IP and TCP headers, with the timestamps option or without. */
+static inline int seg_hdr_bytes(bool timestamps)
+{
+	return IP_HDR_BYTES + TCP_HDR_BYTES + (timestamps ? TCP_TS_OPT_BYTES : 0);
+}
 /* MAX_TCP_HEADER on x86-64: L1_CACHE_ALIGN(128 + MAX_HEADER), 320 bytes;
  * a socket's sk_gso_max_size is the device's gso_max_size less it and 1 */
 #define MAX_TCP_HEADER_BYTES 320

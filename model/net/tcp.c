@@ -104,7 +104,7 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 	 * "tcp: switch to GSO being always on") and a device without GSO
 	 * segments them in software; before, GSO off meant MSS-sized skbs */
 	if (sc->gso || sc->tso || host_kernel_at_least(snd, 4, 13)) {
-		int hdr = IP_HDR_BYTES + TCP_HDR_BYTES + ts;
+		int hdr = seg_hdr_bytes(sc->timestamps);
 		int segs = (sc->gso_max_bytes - 1 - hdr) / tc->mss_bytes;
 		tc->size_goal_bytes = (segs < 1 ? 1 : segs) * tc->mss_bytes;
 	} else {

@@ -283,7 +283,7 @@ static void pacing_after_send(struct sim *sim, struct tcp_conn *tc, const struct
 	if (tc->pacing_fq) /* skb->skb_mstamp_ns: sch_fq holds the frame until then */
 		((struct skb *)skb)->tstamp = tc->wstamp_ns;
 	if ((tc->pacing_needed || tc->pacing_fq) && tc->pacing_Bps > 0 && tc->segs_out >= 10) {
-		double wire = (double)skb->len + (double)skb->segs * (IP_HDR_BYTES + TCP_HDR_BYTES + (sim->sc->timestamps ? TCP_TS_OPT_BYTES : 0));
+		double wire = (double)skb->len + (double)skb->segs * seg_hdr_bytes(sim->sc->timestamps);
 		sim_ns len_ns = (sim_ns)(wire * 1e9 / tc->pacing_Bps);
 		sim_ns credit = tc->wstamp_ns - prior;
 		tc->wstamp_ns += len_ns - (credit < len_ns / 2 ? credit : len_ns / 2);
@@ -502,9 +502,10 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 			tc->cwnd_limited = true;
 		if (quota <= 0)
 			break;
+		/* TSO autosizing (tcp_tso_segs): at most max_segs per frame */
+		int64_t max_segs = (int64_t)min64(tcp_tso_segs(tc), INT32_MAX);
 		if (!is_tail && host_kernel_at_least(tc->snd_host, 6, 10)) {
-			int64_t want = min64(quota, (int64_t)min64(tcp_tso_segs(tc), INT32_MAX)) * tc->mss_bytes -
-				       (int64_t)send_head_len(tc);
+			int64_t want = min64(quota, max_segs) * tc->mss_bytes - (int64_t)send_head_len(tc);
 			if (want > 0) {
 				grow_skb(sim, c, tc, skb, want);
 				is_tail = skb == tc->wq.tail;
@@ -529,9 +530,7 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 			break;
 		}
 		len = send_head_len(tc);
-		/* TSO autosizing (tcp_tso_segs): at most max_segs per frame */
-		limit = min64(min64(min64(len, quota * tc->mss_bytes), wnd_left),
-			      (int64_t)min64(tcp_tso_segs(tc), INT32_MAX) * tc->mss_bytes);
+		limit = min64(min64(min64(len, quota * tc->mss_bytes), wnd_left), max_segs * tc->mss_bytes);
 		/* tcp_mss_split_point: the tail's short last segment may wait */
 		if (is_tail && limit == (int64_t)len && limit > tc->mss_bytes && limit % tc->mss_bytes &&
 		    nagle_holds(tc))
