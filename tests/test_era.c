@@ -585,6 +585,42 @@ static void test_backlog_coalesce_since_5_0(void **state)
 		     "a reader asleep between frames: (almost) none");
 }
 
+/* tcp_add_backlog coalesces pure ACKs too (5.0+): a writer that holds its
+ * socket through long copies (256 KB writes at 2 cycles a byte) finds the
+ * reader's ACKs of one millisecond merged in its backlog, and its
+ * __release_sock does one ACK's work for each run of them; 4.19 merges
+ * none.  The reader keeps up here (asleep between frames: no data waits
+ * in its backlog), so every merge is an ACK's, and never more than the
+ * ACKs sent.  A sendfile() writer (6.5+: one sendmsg per 16-page pipe,
+ * filled from the page cache with the socket free) holds its socket for
+ * a fraction of that time, and few of the ACKs find it owned. */
+static void writer_copies_long(struct scenario *sc, const char *kernel)
+{
+	base(sc, kernel);
+	set(sc, "app.send_size", "256K");
+	set(sc, "app.recv_size", "256K");
+	set(sc, "cost.copy_byte", "2");
+	set(sc, "cost.sendfile_page", "8000");
+}
+
+static void test_backlog_coalesces_acks_since_5_0(void **state)
+{
+	struct scenario sc;
+	struct metrics old, now, sf;
+	(void)state;
+	writer_copies_long(&sc, "4.19");
+	run(&sc, &old);
+	writer_copies_long(&sc, "6.18");
+	run(&sc, &now);
+	set(&sc, "app.test", "TCP_SENDFILE");
+	run(&sc, &sf);
+	expect_range(m_of(&old, "tcpext_TCPBacklogCoalesce_per_s"), 0, 0, "4.19: no backlog coalescing");
+	expect_range(m_of(&now, "tcpext_TCPBacklogCoalesce_per_s"), 0.2 * m_of(&now, "acks_per_s"),
+		     m_of(&now, "acks_per_s"), "6.18: the ACKs a long copy holds back merge");
+	expect_range(m_of(&sf, "tcpext_TCPBacklogCoalesce_per_s"), 0, 0.05 * m_of(&sf, "acks_per_s"),
+		     "6.18 sendfile: the pipe fills with the socket free");
+}
+
 /* tcp_try_coalesce (the kernel 3.5+, the model 4.0+): a reader behind its
  * data (iperf3's select() and 4 KB read at 20,000 cycles a select) finds
  * frames merged into its receive queue's tail, never more merges than
@@ -888,17 +924,20 @@ static void test_eevdf_run_to_parity(void **state)
 }
 
 /* HyStart's ACK train (5.6+, microsecond clock): on loopback a round's
- * ACKs outlast half of delay_min within a few rounds, so slow start ends
- * near cwnd 16 and the sender's autotuned sndbuf (2 x cwnd skbs) stays a
- * fraction of what an endless slow start grows it to.  Pinned together
- * with 64 KB writes, where a live 6.18 ended slow start in each of 4
- * traced starts (1.2-5.6 ms, cwnd 126-584: tools/wakeups-live --startup,
- * validation/live/amd-epyc-2cpu-2096.startup-together.txt and README);
- * with 16 KB writes it did in 1 of 4 (the other three at cwnd 32, 1,414
- * and 4,238 after 10 ms), and the model's ends late or not at all there
- * too (5.6: at 5.4 ms, cwnd 1,342; 6.18: not in 10 ms): frames a
- * preempted reader's backlog merges (tcp_add_backlog, 5.0+) are ACKed one
- * ACK per merged skb, and the train stays short. */
+ * ACKs outlast half of delay_min, so slow start ends within the first
+ * 10 ms, at a cwnd several times below what an endless slow start (5.5)
+ * reaches.  Pinned together with 64 KB writes, where a live 6.18 ended
+ * slow start in each of 4 traced starts (1.2-5.6 ms, cwnd 126-584:
+ * tools/wakeups-live --startup,
+ * validation/live/amd-epyc-2cpu-2096.startup-together.txt and README).
+ * The model's 5.6 ends it later, at cwnd ~1,200 (~50 before the
+ * backlog merged ACKs): the reader runs while the preempted writer owns
+ * its socket, and the ACKs it sends meanwhile merge in the writer's
+ * backlog (tcp_add_backlog, 5.0+), so a round has fewer, later ACKs,
+ * its train is short and its RTT samples few.  Its 6.18 does not end
+ * slow start in 10 ms, nor did it before; with 16 KB writes the machine
+ * ended it in 1 of 4 starts (the other three at cwnd 32, 1,414 and 4,238
+ * after 10 ms). */
 static void hystart_run(const char *kernel, struct metrics *m)
 {
 	struct scenario sc;
@@ -923,18 +962,9 @@ static void test_hystart_ends_slow_start_on_lo(void **state)
 	(void)state;
 	hystart_run("5.5", &old);
 	hystart_run("5.6", &now);
-	if (!(now.sndbuf_bytes < old.sndbuf_bytes / 4))
-		fail_msg("sndbuf at the end: 5.5 %lld, 5.6 %lld bytes", (long long)old.sndbuf_bytes,
-			 (long long)now.sndbuf_bytes);
-	/* 2 x cwnd skbs of 4352 bytes (MSS 1448): a window of tens of
-	 * segments, not the thousands of an endless slow start */
-	expect_range((double)now.sndbuf_bytes / (2.0 * 4352), 16, 200, "cwnd behind the sndbuf, segments");
-	/* the report's cwnd and ssthresh say the same: 5.6 left slow start,
-	 * 5.5 (no HyStart) did not */
-	expect_range((double)now.ssthresh_segs, 16, 200, "5.6: ssthresh set by HyStart, segments");
-	expect_range((double)now.cwnd_segs, 16, 400, "5.6: cwnd at the end, segments");
 	assert_int_equal(old.ssthresh_segs, 0);
-	if (!(old.cwnd_segs > 4 * now.cwnd_segs))
+	expect_range((double)now.ssthresh_segs, 16, 2000, "5.6: ssthresh set by HyStart, segments");
+	if (!(old.cwnd_segs > 3 * now.cwnd_segs))
 		fail_msg("cwnd at the end: 5.5 %lld, 5.6 %lld segments", (long long)old.cwnd_segs, (long long)now.cwnd_segs);
 }
 
@@ -1249,6 +1279,7 @@ int main(void)
 		cmocka_unit_test(test_rcvbuf_autotuning_by_era),
 		cmocka_unit_test(test_vm_halt_poll),
 		cmocka_unit_test(test_backlog_coalesce_since_5_0),
+		cmocka_unit_test(test_backlog_coalesces_acks_since_5_0),
 		cmocka_unit_test(test_sock_lines_move_between_cpus),
 		cmocka_unit_test(test_copy_of_the_other_cpus_lines),
 		cmocka_unit_test(test_recv_copy_priced_on_its_own),

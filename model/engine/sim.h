@@ -94,7 +94,7 @@ struct counters {
 	uint64_t wake_no_ipi;        /* remote wakeups of a polling idle CPU: no IPI */
 	uint64_t wire_busy_ns[2];    /* NIC: line time used by host h's transmitter */
 	uint64_t rps_steered;        /* NIC: skbs queued on another CPU's backlog by RPS/RFS */
-	uint64_t backlog_coalesce;   /* data skbs merged into the socket backlog's tail (TCPBacklogCoalesce, 5.0+) */
+	uint64_t backlog_coalesce;   /* data skbs and pure ACKs merged into the socket backlog's tail (TCPBacklogCoalesce, 5.0+) */
 	uint64_t rcv_coalesce;       /* data skbs merged into the receive queue's tail (TCPRcvCoalesce) */
 	/* the LKP counters above, host by host (the host whose CPU counts
 	 * them, as its /proc would): each site that counts a sum counts here too */

@@ -55,6 +55,7 @@ static void lo_segment(struct sim *sim, struct cpu *c, struct skb *gso,
 		seg->dst_host = gso->dst_host;
 		seg->seq = seq;
 		seg->ts_at = gso->ts_at; /* the TCP header (and its options) copied to each */
+		seg->sent_at = gso->sent_at;
 		seg->len = (uint32_t)(end - seq < mss ? end - seq : mss);
 		seg->segs = 1;
 		seg->gso_cut = true;

@@ -49,6 +49,7 @@ struct nic_pkt {
 	bool ce;                 /* data: marked Congestion Experienced */
 	uint32_t ece_bytes;      /* ACK: the CE-marked bytes it echoes */
 	sim_ns ts_at;            /* TS option: TSval (ACK) or TSecr (data), as a time */
+	sim_ns ts2_at;           /*   and its other half: TSecr (ACK) or TSval (data) */
 	sim_ns arrive_at;        /* in flight: its arrival event's time */
 	uint64_t arrive_seq;     /*   and seq */
 };
@@ -390,11 +391,13 @@ static struct nic_pkt *tx_start(struct sim *sim, struct nic_port *p)
 		pkt->ce = skb->ce;
 		p->backlog_bytes -= pkt->len;
 		pkt->ts_at = skb->ts_at;
+		pkt->ts2_at = skb->sent_at;
 	} else {
 		pkt->ack_seq = skb->ack_seq;
 		pkt->wnd_end = skb->wnd_end;
 		pkt->ece_bytes = skb->ece_bytes;
 		pkt->ts_at = skb->ts_at;
+		pkt->ts2_at = skb->tsecr_at;
 	}
 	if (++q->next_frame == frames_of(skb)) {
 		pkt->last = true;
@@ -747,10 +750,12 @@ static struct skb *skb_of(struct sim *sim, struct cpu *c, const struct nic_pkt *
 		skb->segs = 1;
 		skb->truesize += (int)pkt->len;
 		skb->ce = pkt->ce;
+		skb->sent_at = pkt->ts2_at;
 	} else {
 		skb->ack_seq = pkt->ack_seq;
 		skb->wnd_end = pkt->wnd_end;
 		skb->ece_bytes = pkt->ece_bytes;
+		skb->tsecr_at = pkt->ts2_at;
 	}
 	return skb;
 }

@@ -97,6 +97,7 @@ struct skb {
 	uint64_t sack_lo;        /* ACK: first byte SACKed beyond ack_seq (the hole's end) */
 	uint64_t sack_hi;        /* ACK: highest byte SACKed beyond ack_seq (0: no SACK block) */
 	uint32_t ece_bytes;      /* ACK: CE-marked bytes it reports (ECE; DCTCP's accurate echo) */
+	sim_ns tsecr_at;         /* ACK: its TSecr, the newest data TSval its sender took (ts_recent) */
 };
 
 /*

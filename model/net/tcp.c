@@ -286,6 +286,43 @@ static bool backlog_coalesce(struct sim *sim, struct cpu *c, struct tcp_conn *tc
 	return true;
 }
 
+/* The same coalescing for pure ACKs (5.0+; the commit's "This also helps
+ * if we receive many ACK packets, since GRO does not aggregate them"): a
+ * pure ACK continues the tail ACK (both seq == end_seq, the reader sends
+ * no data) and joins it when its options are the same bytes -- TSval and
+ * TSecr in the same millisecond, the same SACK blocks, no D-SACK -- and
+ * its ECE flag is the tail's.  The tail takes the newer cumulative ACK and
+ * its window; the writer's __release_sock then does one ACK's work
+ * (one cost.ack_rx, one tcp_ack) for both, and this softirq frees the
+ * merged skb. */
+static bool backlog_coalesce_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb)
+{
+	struct skb *tail = tc->ack_backlog.tail;
+
+	if (!tail || !host_kernel_at_least(tc->snd_host, 5, 0))
+		return false;
+	if (tail->dsack || skb->dsack || tail->sack_lo != skb->sack_lo || tail->sack_hi != skb->sack_hi ||
+	    (tail->ece_bytes > 0) != (skb->ece_bytes > 0))
+		return false;
+	if (sim->sc->timestamps &&
+	    (tail->ts_at / NS_PER_MS != skb->ts_at / NS_PER_MS || tail->tsecr_at / NS_PER_MS != skb->tsecr_at / NS_PER_MS))
+		return false;
+	/* the kernel takes the window of the newer cumulative ACK; the model's
+	 * tcp_rcv_ack never moves the window's right edge back, so the two
+	 * ACKs one after the other would leave the larger: so does the merge
+	 * (lo can reorder them: each CPU's backlog queue delivers its own) */
+	if (skb->ack_seq > tail->ack_seq)
+		tail->ack_seq = skb->ack_seq;
+	if (skb->wnd_end > tail->wnd_end)
+		tail->wnd_end = skb->wnd_end;
+	if (skb->ts_at > tail->ts_at)
+		tail->ts_at = skb->ts_at;
+	tail->ece_bytes += skb->ece_bytes;
+	sim->cnt.backlog_coalesce++;
+	skb_free(sim, c, skb);
+	return true;
+}
+
 bool tcp_defer_to_owner(struct sim *sim, struct cpu *c, struct skb *skb)
 {
 	struct tcp_conn *tc = skb->conn;
@@ -313,7 +350,8 @@ bool tcp_defer_to_owner(struct sim *sim, struct cpu *c, struct skb *skb)
 	 * FreeBSD rows keeps its own model, app.c) */
 	if (!tc->owner_backlog || !tc->sender->in_call || tc->sender_waiting)
 		return false;
-	skb_list_push(&tc->ack_backlog, skb);
+	if (!backlog_coalesce_ack(sim, c, tc, skb))
+		skb_list_push(&tc->ack_backlog, skb);
 	return true;
 }
 

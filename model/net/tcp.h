@@ -345,6 +345,7 @@ struct tcp_conn {
 	sim_ns rcv_rtt_time;         /* rcv_rtt_est.time; 0 = not started */
 	int64_t rcv_rtt_last_tsecr;  /* rcv_rtt_last_tsecr: the TS echo (ms) last sampled */
 	sim_ns ts_recent_at;         /* sender: the receiver's newest TSval seen (ts_recent), as a time */
+	sim_ns rcv_ts_recent_at;     /* receiver: the newest in-order data's TSval (its ACKs' TSecr) */
 	int scaling_ratio;           /* tp->scaling_ratio (6.6+): payload per truesize, of 256 */
 
 	/* RTT and pacing (tcp_rtt_estimator; internal pacing, 4.13+; EDT, 4.20+) */

@@ -73,6 +73,7 @@ void tcp_send_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint64_t 
 	tc->rcv_wup = tc->rcv_nxt;
 	skb->conn = tc;
 	skb->ts_at = sim->now; /* its TSval */
+	skb->tsecr_at = tc->rcv_ts_recent_at;
 	skb->ack_seq = tc->rcv_nxt;
 	skb->wnd_end = tc->rcv_nxt + (uint64_t)new_win;
 	if (tc->ofo) /* the SACK blocks' reach; the queue is sorted by seq */

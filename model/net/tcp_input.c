@@ -265,6 +265,11 @@ void tcp_rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct sk
 		tcp_send_ack(sim, c, tc, &sim->cnt.acks_quick);
 		return;
 	}
+	/* tcp_store_ts_recent: the TSval its ACKs echo is the one of the first
+	 * frame since the last ACK (rcv_nxt == rcv_wup; RFC 7323's
+	 * Last.ACK.sent rule) */
+	if (skb->seq <= tc->rcv_wup && skb->sent_at > tc->rcv_ts_recent_at)
+		tc->rcv_ts_recent_at = skb->sent_at;
 	if (direct) { /* tcp_rcv_established: copied to the reader's iovec, never queued */
 		take_in_order(tc, skb);
 		tc->copied_seq += skb->len;
