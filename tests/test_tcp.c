@@ -790,11 +790,12 @@ static void test_iperf3_reader_selects_then_reads(void **state)
 	assert_true(st.tc->rx_backlog.len == 0);
 	copied = st.tc->copied_seq;
 	assert_true(app_receiver.step(&st.sim, st.c, r) == APP_RAN); /* read()'s entry */
-	assert_true(r->in_call);
+	assert_false(r->in_call); /* 4.14+: the socket is taken after the entry */
 	assert_true(st.tc->copied_seq == copied);
 	assert_int_equal(st.cap.n, 1);
-	while (r->in_call)
-		app_receiver.step(&st.sim, st.c, r); /* the copy, then tcp_cleanup_rbuf's ACK */
+	do
+		app_receiver.step(&st.sim, st.c, r); /* lock_sock, the copy, then tcp_cleanup_rbuf's ACK */
+	while (r->in_call);
 	assert_true(st.tc->copied_seq == copied + 3 * 16384);
 	assert_int_equal(st.cap.n, 2);
 	assert_int_equal(last(&st)->kind, SKB_ACK);
