@@ -166,7 +166,6 @@ static void copy_xcpu(struct sim *sim, struct cpu *c, const struct task *peer, u
 static void writer_done(struct sim *sim, struct task *t)
 {
 	t->in_call = false;
-	t->app->in_sendfile = false;
 	sim->cnt.writes++;
 }
 
@@ -199,14 +198,22 @@ static uint32_t splice_pipe_bytes(const struct task *t, const struct cpu *c)
 	return host_kernel_at_least(c->host, 6, 5) ? 16 * PAGE_BYTES : PAGE_BYTES;
 }
 
+/* The file's next n bytes taken from the page cache: cost.sendfile_page
+ * for each page they touch. */
+static void file_pages(struct sim *sim, struct cpu *c, struct task *t, uint64_t n)
+{
+	uint64_t first = t->app->file_off / PAGE_BYTES, last = (t->app->file_off + n - 1) / PAGE_BYTES;
+
+	cpu_charge(sim, c, COST_SENDFILE_PAGE, c->host->cfg->cost_cycles[COST_SENDFILE_PAGE] * (double)(last - first + 1));
+	t->app->file_off += n;
+}
+
 /* Fill the pipe from the file, the socket free. */
 static void splice_fill(struct sim *sim, struct cpu *c, struct task *t, uint32_t pipe)
 {
 	int64_t fill = t->app->call_left < (int64_t)pipe ? t->app->call_left : (int64_t)pipe;
-	uint64_t first = t->app->file_off / PAGE_BYTES, last = (t->app->file_off + (uint64_t)fill - 1) / PAGE_BYTES;
 
-	cpu_charge(sim, c, COST_SENDFILE_PAGE, c->host->cfg->cost_cycles[COST_SENDFILE_PAGE] * (double)(last - first + 1));
-	t->app->file_off += (uint64_t)fill;
+	file_pages(sim, c, t, (uint64_t)fill);
 	t->app->pipe_bytes = fill;
 	t->in_call = false;
 }
@@ -231,9 +238,8 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 		splice_fill(sim, c, t, pipe);
 		return APP_RAN;
 	}
-	if (pipe && !t->app->in_sendfile) {
+	if (pipe && t->app->call_left == 0) { /* a new call: its first pipe */
 		call_begin(sim, c, t, true);
-		t->app->in_sendfile = true;
 		t->app->call_left = sim->sc->send_size;
 		splice_fill(sim, c, t, pipe);
 		return APP_RAN;
@@ -264,9 +270,7 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 	if (pipe) {
 		t->app->pipe_bytes -= n; /* its pages were charged when the pipe was filled */
 	} else if (sendfile) {
-		uint64_t first = t->app->file_off / PAGE_BYTES, last = (t->app->file_off + n - 1) / PAGE_BYTES;
-		cpu_charge(sim, c, COST_SENDFILE_PAGE, cost[COST_SENDFILE_PAGE] * (double)(last - first + 1));
-		t->app->file_off += n;
+		file_pages(sim, c, t, n);
 	} else {
 		cpu_charge(sim, c, COST_COPY_BYTE, cost[COST_COPY_BYTE] * n);
 		copy_xcpu(sim, c, tc->receiver, n);

@@ -30,7 +30,6 @@ struct app_state {
 	int64_t chunk_left;         /* FreeBSD sendfile: bytes still to map in this chunk */
 	int64_t chunk_ready;        /* ... mapped, not yet handed to the socket */
 	int64_t pipe_bytes;         /* Linux sendfile (4.14+): bytes in its pipe, not yet spliced to the socket */
-	bool in_sendfile;           /* ... inside the call, the socket owned or not */
 	bool pipe_release;          /* ... the pipe's sendmsg ran: release_sock, then the next fill */
 };
 
