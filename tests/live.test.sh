@@ -582,6 +582,15 @@ grep -q '^#   an IPI costs the waker 10.00 us in the flow' "$T/stall.out" && ok 
 printf '# tracer: nop\n' >"$T/empty.trace"
 expect_fail "wakeups-live --parse-stalls without a transmit" 1 "no lo transmit" bash $WL --parse-stalls "$T/empty.trace"
 expect_fail "wakeups-live --stalls with --gaps" 2 "one at a time" bash $WL --stalls --gaps
+# --parse-wchan: each process's share of the samples per place it was,
+# largest first (the writer: 0 three times, select() once)
+printf '0 0\n0 0\npoll_schedule_timeout.constprop.0 0\n0 do_select\n0 0\n' >"$T/wchan.txt"
+bash $WL --parse-wchan "$T/wchan.txt" >"$T/wchan.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "wakeups-live --parse-wchan"
+expect_eq "$(tr '\n' ';' <"$T/wchan.out")" "#   5 samples;#   writer   0 80.0%  poll_schedule_timeout.constprop.0 20.0%;#   reader   0 80.0%  do_select 20.0%;" "wakeups-live --parse-wchan: the shares"
+: >"$T/wchan-empty.txt"
+expect_fail "wakeups-live --parse-wchan without a sample" 1 "no samples" bash $WL --parse-wchan "$T/wchan-empty.txt"
+expect_fail "wakeups-live --wchan with --frames" 2 "one at a time" bash $WL --wchan --frames
 # --parse-frames: every lo transmit's payload (the length less 66 header
 # bytes), per CPU and over both: data frames and ACKs a second over the
 # trace's span, mean payload and MSS segments, the short frames' share and

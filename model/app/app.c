@@ -27,7 +27,8 @@
  * (iperf_run_client/iperf_run_server) the select() it makes first.  The
  * server reads once per stream per select() (iperf_recv); the client writes
  * up to test->multisend = 10 blocks per select() when no rate is set
- * (iperf_send, iperf_defaults in iperf_api.c).  Both from 3.0.4 to 3.15
+ * (iperf_send, iperf_defaults in iperf_api.c), and its select() sleeps
+ * while the socket is not writable (iperf3_select_sleeps).  Both from 3.0.4 to 3.15
  * (3.16 gives each stream a thread of its own that blocks in its calls,
  * commit 6e75b072).  The server's iperf_recv reads its block with Nread
  * (net.c): read() again, for the rest of the block, until it is in or a
@@ -86,8 +87,38 @@ static void call_begin(struct sim *sim, struct cpu *c, struct task *t, bool send
 			return;
 		}
 		t->app->sends_since_select = 1;
+		if (t->app->select_polled) { /* charged before it slept */
+			t->app->select_polled = false;
+			return;
+		}
 	}
 	cpu_charge(sim, c, COST_POLL, cost[COST_POLL]);
+}
+
+/* iperf3's writer makes its select() before a burst of writes
+ * (iperf_run_client; call_begin), and tcp_poll reports the socket writable
+ * only while sk_stream_is_writeable: the free space at least half of what
+ * is queued, so above two thirds of sndbuf, though a write would still go
+ * in.  Then select() sleeps (tcp_poll sets SOCK_NOSPACE) until an ACK's
+ * sk_stream_write_space finds the socket writable again -- the same test
+ * that wakes a writer the full sndbuf stopped (tcp_input.c).  netperf's
+ * blocking send() sleeps only when sndbuf is full.  From iperf 3.0.4 to
+ * 3.15, whose client sockets are non-blocking in one select() loop. */
+static bool iperf3_select_sleeps(struct sim *sim, struct cpu *c, struct task *t)
+{
+	struct tcp_conn *tc = t->conn;
+	int since = t->app->sends_since_select;
+
+	if (sim->sc->loop != LOOP_IPERF3 || (since > 0 && since < IPERF3_MULTISEND))
+		return false;
+	if (tc->wmem_queued < tc->sndbuf && tc->sndbuf - tc->wmem_queued >= tc->wmem_queued / 2)
+		return false;
+	cpu_charge(sim, c, COST_POLL, c->host->cfg->cost_cycles[COST_POLL]);
+	t->app->select_polled = true;
+	tc->nospace = true;
+	tc->sender_waiting = true;
+	sched_block(sim, c, t);
+	return true;
 }
 
 /* The kernel's writer and reader hold their socket (lock_sock) through
@@ -238,6 +269,8 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 		splice_fill(sim, c, t, pipe);
 		return APP_RAN;
 	}
+	if (t->app->call_left == 0 && !t->in_call && iperf3_select_sleeps(sim, c, t))
+		return APP_BLOCK;
 	if (pipe && t->app->call_left == 0) { /* a new call: its first pipe */
 		call_begin(sim, c, t, true);
 		t->app->call_left = sim->sc->send_size;

@@ -31,6 +31,7 @@ struct app_state {
 	int64_t chunk_ready;        /* ... mapped, not yet handed to the socket */
 	int64_t pipe_bytes;         /* Linux sendfile (4.14+): bytes in its pipe, not yet spliced to the socket */
 	bool pipe_release;          /* ... the pipe's sendmsg ran: release_sock, then the next fill */
+	bool select_polled;         /* iperf3's sender: its select() ran and slept, the write() is next */
 };
 
 extern const struct app_ops app_stream_sender;
