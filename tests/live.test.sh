@@ -591,6 +591,27 @@ expect_eq "$(tr '\n' ';' <"$T/wchan.out")" "#   5 samples;#   writer   0 80.0%  
 : >"$T/wchan-empty.txt"
 expect_fail "wakeups-live --parse-wchan without a sample" 1 "no samples" bash $WL --parse-wchan "$T/wchan-empty.txt"
 expect_fail "wakeups-live --wchan with --frames" 2 "one at a time" bash $WL --wchan --frames
+# --parse-sched: the writer (the iperf3 that is not the server) slept 3
+# times in 300 us and was woken twice, once running 2 us later (within
+# 10 us), once 50 us later; the reader was preempted twice and ran 52 and
+# 100 us
+cat >"$T/sched.trace" <<'EOF_TRACE'
+# tracer: nop
+          iperf3-20      [000] d..2.    10.000000: sched_switch: prev_comm=iperf3 prev_pid=20 prev_prio=120 prev_state=S ==> next_comm=iperf3 next_pid=10 next_prio=120
+          iperf3-10      [000] dNs6.    10.000050: sched_wakeup: comm=iperf3 pid=20 prio=120 target_cpu=000
+          iperf3-10      [000] d..2.    10.000052: sched_switch: prev_comm=iperf3 prev_pid=10 prev_prio=120 prev_state=R ==> next_comm=iperf3 next_pid=20 next_prio=120
+          iperf3-20      [000] d..2.    10.000100: sched_switch: prev_comm=iperf3 prev_pid=20 prev_prio=120 prev_state=S ==> next_comm=iperf3 next_pid=10 next_prio=120
+          iperf3-10      [000] dNs6.    10.000150: sched_wakeup: comm=iperf3 pid=20 prio=120 target_cpu=000
+          iperf3-10      [000] d..2.    10.000200: sched_switch: prev_comm=iperf3 prev_pid=10 prev_prio=120 prev_state=R ==> next_comm=iperf3 next_pid=20 next_prio=120
+          iperf3-20      [000] d..2.    10.000300: sched_switch: prev_comm=iperf3 prev_pid=20 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+EOF_TRACE
+bash $WL --parse-sched "$T/sched.trace" --server-pid 10 >"$T/sched.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "wakeups-live --parse-sched"
+expect_eq "$(awk '$2 == "writer" || $2 == "reader" { print $2, $3, $4, $5, $6, $7, $8 }' "$T/sched.out" | tr '\n' ';')" \
+	"writer 10000 0 6667 50.0% 26.0 74.0;reader 0 6667 0 0.0% 0.0 76.0;" "wakeups-live --parse-sched: the table"
+expect_fail "wakeups-live --parse-sched without the server's pid" 2 "needs --server-pid" bash $WL --parse-sched "$T/sched.trace"
+expect_fail "wakeups-live --parse-sched, a pid not in the trace" 1 "no sched_switch of the server (pid 99)" bash $WL --parse-sched "$T/sched.trace" --server-pid 99
+expect_fail "wakeups-live --sched with --wchan" 2 "one at a time" bash $WL --sched --wchan
 # --parse-frames: every lo transmit's payload (the length less 66 header
 # bytes), per CPU and over both: data frames and ACKs a second over the
 # trace's span, mean payload and MSS segments, the short frames' share and
