@@ -74,6 +74,14 @@ static inline void reader_sleeps(struct sim *sim, struct cpu *c, struct task *t)
 		start_note(sim, c, t, START_SLEEP);
 }
 
+/* iperf3's writer makes a select() before this write: its first, or the
+ * first after a burst of IPERF3_MULTISEND or a write that would block */
+static bool select_due(const struct task *t)
+{
+	int since = t->app->sends_since_select;
+	return since == 0 || since >= IPERF3_MULTISEND;
+}
+
 static void call_begin(struct sim *sim, struct cpu *c, struct task *t, bool sender)
 {
 	const double *cost = c->host->cfg->cost_cycles;
@@ -82,7 +90,7 @@ static void call_begin(struct sim *sim, struct cpu *c, struct task *t, bool send
 	if (sim->sc->loop != LOOP_IPERF3)
 		return;
 	if (sender) {
-		if (t->app->sends_since_select > 0 && t->app->sends_since_select < IPERF3_MULTISEND) {
+		if (!select_due(t)) {
 			t->app->sends_since_select++;
 			return;
 		}
@@ -107,11 +115,8 @@ static void call_begin(struct sim *sim, struct cpu *c, struct task *t, bool send
 static bool iperf3_select_sleeps(struct sim *sim, struct cpu *c, struct task *t)
 {
 	struct tcp_conn *tc = t->conn;
-	int since = t->app->sends_since_select;
 
-	if (sim->sc->loop != LOOP_IPERF3 || (since > 0 && since < IPERF3_MULTISEND))
-		return false;
-	if (tc->wmem_queued < tc->sndbuf && tc->sndbuf - tc->wmem_queued >= tc->wmem_queued / 2)
+	if (sim->sc->loop != LOOP_IPERF3 || !select_due(t) || tcp_stream_writeable(tc))
 		return false;
 	cpu_charge(sim, c, COST_POLL, c->host->cfg->cost_cycles[COST_POLL]);
 	t->app->select_polled = true;

@@ -421,8 +421,16 @@ int64_t tcp_reader_backlog_one(struct sim *sim, struct cpu *c, struct tcp_conn *
 void tcp_reader_release(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
 void tcp_writer_release(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
 
-/* Wake a writer asleep in sk_stream_wait_memory (if it is). */
+/* Wake a writer asleep in sk_stream_wait_memory or in select() (if it is). */
 void tcp_wake_writer(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
+
+/* sk_stream_is_writeable: the free send space at least half of what is
+ * queued (sk_stream_min_wspace).  tcp_poll reports the socket writable,
+ * and sk_stream_write_space wakes its writer, only then. */
+static inline bool tcp_stream_writeable(const struct tcp_conn *tc)
+{
+	return tc->sndbuf - tc->wmem_queued >= tc->wmem_queued / 2;
+}
 
 /* The pacing hrtimer expired (tcp_pace_kick -> tcp_tsq_handler); HRTIMER
  * softirq on c: send what is due, or leave it to the writer that owns the

@@ -446,7 +446,7 @@ void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb
 			if (want > tc->sndbuf)
 				tc->sndbuf = min64(want, sim->sc->wmem_max);
 		}
-		if (tc->sndbuf - tc->wmem_queued >= tc->wmem_queued / 2) { /* sk_stream_write_space */
+		if (tcp_stream_writeable(tc)) { /* sk_stream_write_space */
 			tc->nospace = false;
 			tcp_wake_writer(sim, c, tc);
 		}
