@@ -945,6 +945,25 @@ for f in validation/live/*.csv; do
 	done
 done
 
+# --- validate.sh's start at perf's prices: each profile's "; perf prices:"
+# line names [cost] keys with values tcpsim takes (validate.sh writes them
+# into a profile as they stand) --
+for f in scenarios/live/*.cfg; do
+	pp=$(sed -n 's/^; perf prices: *//p' "$f")
+	[ -n "$pp" ] || continue
+	scen=${f%.cfg}-lo.cfg
+	[ -f "$scen" ] || { bad "$f: perf prices but no $scen"; continue; }
+	set --
+	for kv in $pp; do
+		case $kv in *=*) set -- "$@" -s "cost.$kv" ;; *) bad "$f: perf prices: '$kv' is not KEY=V" ;; esac
+	done
+	if "$TCPSIM" "$scen" "$@" -s run.duration=2ms -s run.batch=1ms -s run.warmup=1ms --format csv >"$T/sim" 2>"$T/err"; then
+		ok
+	else
+		bad "$f: perf prices $pp: $(cat "$T/err")"
+	fi
+done
+
 # --- live-diff: one matrix measured in two sessions -------------------------
 # Two hand-made matrices of one machine under two names: the point ids match
 # once the name is off; the changes are worked out by hand.
