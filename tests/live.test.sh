@@ -912,6 +912,13 @@ expect_fail "ss-sample.sh --parse: a missing file" 2 "ss-sample.sh: cannot read 
 # the Cauchy loss: 3 (0.01 + 0.09) = 0.30; 3 (0.01 ln 2 + 0.01 ln 10) = 0.090
 expect_eq "$(sh $D/loss.sh "$T/vlo.txt")" \
 	"2 training residuals: squares 0.30, Cauchy (C 0.1) 0.090; throughput median |error| 20.0% fitted (2), 12.5% held out (2)" "loss.sh: the fit's measures"
+# toward.sh: its arguments and a fit without the key (before any run)
+expect_fail "toward.sh: its arguments" 2 "toward.sh: want MACHINE FITTED.cfg T KEY=V..." sh $D/toward.sh
+expect_fail "toward.sh: a missing fit" 2 "toward.sh: cannot read $T/none.cfg" \
+	sh $D/toward.sh amd-epyc-2cpu-2096-1204 "$T/none.cfg" 0.5 tx_frame=1
+printf '[cost]\nsyscall = 1\n' >"$T/fit1.cfg"
+expect_fail "toward.sh: a key the fit lacks" 2 "toward.sh: $T/fit1.cfg has no [cost] rx_frame" \
+	sh $D/toward.sh amd-epyc-2cpu-2096-1204 "$T/fit1.cfg" 0.5 rx_frame=1
 # the canary study's table (kept runs and marks, fixed data): a slow run's
 # cycles a read and slow%, and the best canary's rank correlation
 C=validation/live/amd-epyc-2cpu-2096-1204-canary
