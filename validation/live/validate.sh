@@ -210,6 +210,7 @@ lo_validate() { # PROFILE OUT [--warm]: the fit on the training rows, every loop
 		--title "$M loopback: fitted on MTU 1500 and 65536, the rest predicted" -o "$2"
 }
 chisq_of() { sed -n 's/^  fit (.*chisq [^ ]* -> \([^;]*\);.*/\1/p' "$1" | head -1; }
+below() { [ -n "$1" ] && [ -n "$2" ] && awk -v b="$1" -v a="$2" 'BEGIN { exit !(b < a) }'; } # B A: both known, B < A
 # The fit is not convex: from two starts it can stop in two minima.  It
 # starts from the profile's [cost] (the regression's, above) and, where the
 # host has a fit of the default keys already (validation/live/M.fitted.cfg,
@@ -234,7 +235,7 @@ if [ "${WARM:-1}" = 1 ] && [ -z "${FIT_SET:-}" ] && [ "$PERCALL" = fit ] && [ -f
 	CA=$(chisq_of "$T/lo-start.txt")
 	CB=""
 	lo_validate "$T/run-prev.cfg" "$T/lo-prev.txt" --warm && CB=$(chisq_of "$T/lo-prev.txt")
-	if [ -n "$CA" ] && [ -n "$CB" ] && awk -v a="$CA" -v b="$CB" 'BEGIN { exit !(b < a) }'; then
+	if below "$CB" "$CA"; then
 		BEST=$T/run-prev.cfg
 		BEST_LO=$T/lo-prev.txt
 	fi
@@ -257,7 +258,7 @@ if [ -n "$PERF" ] && [ -z "${FIT_SET:-}" ] && [ "$PERCALL" = fit ]; then
 	CK=$(chisq_of "$BEST_LO")
 	CP=""
 	lo_validate "$T/run-perf.cfg" "$T/lo-perf.txt" && CP=$(chisq_of "$T/lo-perf.txt")
-	if [ -n "$CK" ] && [ -n "$CP" ] && awk -v a="$CK" -v b="$CP" 'BEGIN { exit !(b < a) }'; then
+	if below "$CP" "$CK"; then
 		BEST=$T/run-perf.cfg
 		BEST_LO=$T/lo-perf.txt
 	fi
@@ -280,7 +281,7 @@ while [ $i -lt 4 ]; do
 	C0=$(chisq_of "$BEST_LO")
 	C1=$(chisq_of "$T/lo-again$i.txt")
 	[ -n "$C0" ] && [ -n "$C1" ] || break
-	awk -v a="$C0" -v b="$C1" 'BEGIN { exit !(b < a) }' || break
+	below "$C1" "$C0" || break
 	BEST=$T/run-again$i.cfg
 	BEST_LO=$T/lo-again$i.txt
 	STARTS_NOTE="${STARTS_NOTE:+$STARTS_NOTE }Started again from its result: chisq $C0 -> $C1."

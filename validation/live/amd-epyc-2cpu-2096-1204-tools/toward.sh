@@ -34,6 +34,6 @@ tools/bin/runs-filter "validation/live/$M.csv" --scenario "scenarios/live/$M-lo.
 		awk -v k="$k" -v a="$from" -v b="$v" -v t="$T" 'BEGIN { printf "%s = %.6g\n", k, exp((1 - t) * log(a) + t * log(b)) }'
 	done
 } >"$D/pred.cfg"
-grep -A20 '^\[cost\]' "$D/pred.cfg" | tail -n "$#"
+tail -n "$#" "$D/pred.cfg" # the moved prices
 ./tcpsim validate "$D/lo.csv" --reps "validation/live/$M.reps.csv" --profile "$D/pred.cfg" -o "$OUT" >/dev/null
-sh validation/live/amd-epyc-2cpu-2096-1204-tools/loss.sh "$OUT"
+sh "$(dirname "$0")/loss.sh" "$OUT"
