@@ -483,13 +483,31 @@ static enum app_result sendfile_step(struct sim *sim, struct cpu *c, struct task
 	return sender_step(sim, c, t, true);
 }
 
-/* The end of tcp_recvmsg: tcp_cleanup_rbuf, then release_sock. */
-static void receiver_return(struct sim *sim, struct cpu *c, struct task *t)
+/* The end of tcp_recvmsg: tcp_cleanup_rbuf, then release_sock.  The ACK
+ * tcp_cleanup_rbuf sends is received by this CPU's softirq before the call
+ * goes on (on lo: netif_rx, run at dev_queue_xmit's local_bh_enable), the
+ * socket still owned; where it opens the writer's window, the frame the
+ * writer's socket sends from that softirq (tcp_ack -> tcp_data_snd_check),
+ * and every segment software GSO cuts from it, comes back in the same
+ * NET_RX run and waits in the reader's backlog (tcp_add_backlog, where it
+ * merges), for release_sock to take.  The model receives a GSO frame's
+ * segments after the first as softirq steps of their own
+ * (cpu_softirq_inline), so the reader keeps its socket until its CPU has
+ * received them, as writer_release does (4.14+, owns_through_step).  True:
+ * returned. */
+static bool receiver_return(struct sim *sim, struct cpu *c, struct task *t)
 {
-	tcp_recv_done(sim, c, t->conn, t->app->call_done);
+	if (!t->app->cleaned) {
+		tcp_recv_done(sim, c, t->conn, t->app->call_done);
+		t->app->cleaned = true;
+	}
+	if (owns_through_step(c) && c->backlog.len > 0 && !c->bh_off)
+		return false; /* its ACK's frames first, the socket still owned */
+	t->app->cleaned = false;
 	tcp_reader_release(sim, c, t->conn);
 	t->in_call = false;
 	sim->cnt.reads++;
+	return true;
 }
 
 /* cost.recv_copy_cold_byte (0: nothing) for the n bytes the reader just
@@ -537,8 +555,7 @@ static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task
 	uint32_t n;
 
 	if (t->app->releasing) {
-		t->app->releasing = false;
-		receiver_return(sim, c, t);
+		t->app->releasing = !receiver_return(sim, c, t);
 		return APP_RAN;
 	}
 	if (!t->in_call && t->app->entering) {
@@ -594,7 +611,7 @@ static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task
 	n = tcp_recv_copy(sim, c, tc, want > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)want);
 	if (n == 0) {
 		if (t->app->call_done > 0) {
-			receiver_return(sim, c, t); /* return what we have */
+			t->app->releasing = !receiver_return(sim, c, t); /* return what we have */
 			return APP_RAN;
 		}
 		tcp_recv_done(sim, c, tc, 0); /* before sk_wait_data */

@@ -25,6 +25,7 @@ struct app_state {
 	bool in_select;             /* iperf3's receiver: in select(), its read() not begun */
 	bool releasing;             /* the call's last step ran: release_sock and return next */
 	bool entering;              /* the call's entry ran, lock_sock next (locks_after_entry) */
+	bool cleaned;               /* receiver: tcp_cleanup_rbuf ran, its ACK's frames still due here */
 	uint64_t file_off;          /* sendfile: offset in the file */
 	sim_ns next_wake;           /* monitor: next timer wakeup */
 	int64_t chunk_left;         /* FreeBSD sendfile: bytes still to map in this chunk */

@@ -270,6 +270,12 @@ static bool backlog_coalesce(struct sim *sim, struct cpu *c, struct tcp_conn *tc
 		return false;
 	if (tail->seq + tail->len != skb->seq || tail->ce != skb->ce || tail->ect != skb->ect)
 		return false;
+	/* skb_try_coalesce leaves a tail whose data it does not own: on lo and
+	 * veth a frame that crossed whole (TSO) is the sender's clone until the
+	 * ACK for it frees the original (skb_cloned), as rcv_coalesce's tail;
+	 * the segments software GSO cut are skbs of their own */
+	if (tail->orig && tail->orig->refs > 1)
+		return false;
 	/* an skb still charged to its sender's TSQ (the model's veth GRO path
 	 * delivers it unorphaned) keeps its own truesize for tcp_wfree */
 	if (tail->destructor || skb->destructor)
