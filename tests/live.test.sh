@@ -331,6 +331,13 @@ if "$TCPSIM" "$T/pcrun.cfg" --format csv >"$T/sim" 2>"$T/err"; then ok; else bad
 for k in host.idle_poll host.idle_exit cost.ipi_send cost.timer_irq cost.syscall; do
 	grep -q "^${k#*.} = " "$T/pc.cfg" && ok || bad "primcost --cfg lacks $k"
 done
+# a guest that never polls (cpuidle-haltpoll at 0 ns, or no cpuidle driver):
+# idle_exit is the halted CPU's extra wakeup latency over a busy one's, the
+# two medians its comment names, not the sweep's edge
+if grep -q "^idle_poll = 0ns" "$T/pc.cfg"; then
+	want=$(awk '/^; wake_idle_latency [0-9]+ ns - wake_busy_latency [0-9]+ ns/ { d = $3 - $7; print (d > 0 ? d : 0) "ns" }' "$T/pc.cfg")
+	expect_eq "$(sed -n 's/^idle_exit = //p' "$T/pc.cfg")" "${want:-no comment}" "primcost --cfg: a never-polling guest's idle_exit"
+fi
 # --sweep: the polling sweep after the table, a row per gap (0..200 us), a
 # waker's cost and a latency per round (3 with --quick), all positive
 "$BIN/primcost" --quick --sweep --cfg "$T/pcs.cfg" >"$T/pcs.out" 2>"$T/err"

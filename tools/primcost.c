@@ -51,7 +51,9 @@
  * under load.  A KVM
  * guest whose cpuidle-haltpoll has guest_halt_poll_ns = 0, or that has no
  * cpuidle driver at all (current_driver "none"), never polls: the
- * table says so, and --cfg writes idle_poll = 0 -- with --sweep, the law
+ * table says so, and --cfg writes idle_poll = 0 and, for idle_exit,
+ * wake_idle_latency - wake_busy_latency (the window's edge is noise there)
+ * -- with --sweep, the law
  * fitted to the cheap wakeups' shares after a busy loop instead: P(cheap |
  * gap g) = share * exp(-g / mean), least squares over the gaps, the shares
  * pooled over the rounds (host.idle_poll_dist = exp, idle_poll_share,
@@ -1003,7 +1005,16 @@ static int write_cfg(const struct primcost *pc, const double *med, const char *p
 		fprintf(f, "[host]\n; the reader's CPU polls this long after it went idle (upper estimate), then halts\n"
 			   "idle_poll = %.0fns\n",
 			med[P_IDLE_POLL]);
-	fprintf(f, "idle_exit = %.0fns\n", med[P_IDLE_EXIT]);
+	if (pc->haltpoll_off)
+		/* no window: the sweep's edge, and so its exit, is noise (0 in
+		 * three of five rounds on amd-epyc-2cpu-2596); a halted CPU's
+		 * exit is what its wakeup takes over a busy one's */
+		fprintf(f, "; wake_idle_latency %.0f ns - wake_busy_latency %.0f ns: a halted CPU's way back\n"
+			   "idle_exit = %.0fns\n",
+			round(med[P_WAKE_IDLE_LAT]), round(med[P_WAKE_BUSY_LAT]),
+			fmax(0, round(med[P_WAKE_IDLE_LAT]) - round(med[P_WAKE_BUSY_LAT])));
+	else
+		fprintf(f, "idle_exit = %.0fns\n", med[P_IDLE_EXIT]);
 	fprintf(f, "\n[cost]\n; wake_idle_waker %.0f ns - wake_same_waker %.0f ns\n", med[P_WAKE_IDLE_WAKER],
 		med[P_WAKE_SAME_WAKER]);
 	fprintf(f, "ipi_send = %.0f\ntimer_irq = %.0f\nsyscall = %.0f\n",
