@@ -75,14 +75,14 @@ static void base(struct scenario *sc, const char *kernel)
 	set(sc, "tcp.rmem_max", "6M");
 }
 
-/* The live Intel host's loopback profile (scenarios/live), one run of
- * `size` writes and reads at `mtu`, 100 ms warm-up and 200 ms measured,
- * no jitter. */
-static void live_intel_lo(struct scenario *sc, const char *mtu, const char *size)
+/* A live host's loopback profile (scenarios/live/...-lo.cfg at path), one
+ * run of `size` writes and reads at `mtu`, 100 ms warm-up and 200 ms
+ * measured, no jitter. */
+static void live_lo(struct scenario *sc, const char *path, const char *mtu, const char *size)
 {
 	struct tcpsim_err err = {0};
 	config_defaults(sc);
-	if (config_load(sc, "scenarios/live/intel-xeon-2cpu-2600-lo.cfg", &err))
+	if (config_load(sc, path, &err))
 		fail_msg("%s", err.msg);
 	set(sc, "link.mtu", mtu);
 	set(sc, "app.send_size", size);
@@ -91,6 +91,12 @@ static void live_intel_lo(struct scenario *sc, const char *mtu, const char *size
 	set(sc, "run.warmup", "100ms");
 	set(sc, "run.ci_target", "0");
 	set(sc, "run.cost_jitter", "0");
+}
+
+/* ... the live Intel host's */
+static void live_intel_lo(struct scenario *sc, const char *mtu, const char *size)
+{
+	live_lo(sc, "scenarios/live/intel-xeon-2cpu-2600-lo.cfg", mtu, size);
 }
 
 /* The costs the live Intel host's two steady states were found on: the
@@ -591,10 +597,9 @@ static void test_backlog_coalesce_since_5_0(void **state)
  * reader the bottleneck and the writer held by its window. */
 static void live_ref_lo_9000_4k(struct scenario *sc, const char *tso)
 {
-	struct tcpsim_err err = {0};
-	config_defaults(sc);
-	if (config_load(sc, "scenarios/live/amd-epyc-2cpu-2096-1204-lo.cfg", &err))
-		fail_msg("%s", err.msg);
+	live_lo(sc, "scenarios/live/amd-epyc-2cpu-2096-1204-lo.cfg", "9000", "4K");
+	set(sc, "run.warmup", "250ms");
+	set(sc, "offload.tso", tso);
 	set(sc, "cost.syscall", "4657.21");
 	set(sc, "cost.tx_frame", "2150.31");
 	set(sc, "cost.rx_frame", "1523.2");
@@ -605,14 +610,6 @@ static void live_ref_lo_9000_4k(struct scenario *sc, const char *tso)
 	set(sc, "cost.wakeup", "3779.75");
 	set(sc, "cost.ctxsw", "3427.96");
 	set(sc, "cost.rx_gso_seg", "480.959");
-	set(sc, "link.mtu", "9000");
-	set(sc, "offload.tso", tso);
-	set(sc, "app.send_size", "4K");
-	set(sc, "app.recv_size", "4K");
-	set(sc, "run.duration", "200ms");
-	set(sc, "run.warmup", "250ms");
-	set(sc, "run.ci_target", "0");
-	set(sc, "run.cost_jitter", "0");
 }
 
 /* A reader held behind its data reopens the window from tcp_cleanup_rbuf:

@@ -150,10 +150,15 @@ static bool owns_through_step(const struct cpu *c)
  * until its CPU has received them, so no frame sent from an ACK on the
  * other CPU meanwhile overtakes them (the kernel queues that ACK in the
  * owner's backlog).  True: released. */
+static bool own_frames_due(const struct cpu *c)
+{
+	return owns_through_step(c) && c->backlog.len > 0 && !c->bh_off;
+}
+
 static bool writer_release(struct sim *sim, struct cpu *c, struct task *t)
 {
 	tcp_writer_release(sim, c, t->conn);
-	return !(owns_through_step(c) && c->backlog.len > 0 && !c->bh_off);
+	return !own_frames_due(c);
 }
 
 /* tcp_recvmsg takes the socket (lock_sock) only after the read()'s entry:
@@ -493,7 +498,7 @@ static enum app_result sendfile_step(struct sim *sim, struct cpu *c, struct task
  * merges), for release_sock to take.  The model receives a GSO frame's
  * segments after the first as softirq steps of their own
  * (cpu_softirq_inline), so the reader keeps its socket until its CPU has
- * received them, as writer_release does (4.14+, owns_through_step).  True:
+ * received them, as writer_release does (own_frames_due).  True:
  * returned. */
 static bool receiver_return(struct sim *sim, struct cpu *c, struct task *t)
 {
@@ -501,7 +506,7 @@ static bool receiver_return(struct sim *sim, struct cpu *c, struct task *t)
 		tcp_recv_done(sim, c, t->conn, t->app->call_done);
 		t->app->cleaned = true;
 	}
-	if (owns_through_step(c) && c->backlog.len > 0 && !c->bh_off)
+	if (own_frames_due(c))
 		return false; /* its ACK's frames first, the socket still owned */
 	t->app->cleaned = false;
 	tcp_reader_release(sim, c, t->conn);

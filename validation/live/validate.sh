@@ -280,7 +280,6 @@ while [ $i -lt 4 ]; do
 	lo_validate "$T/run-again$i.cfg" "$T/lo-again$i.txt" --warm || break
 	C0=$(chisq_of "$BEST_LO")
 	C1=$(chisq_of "$T/lo-again$i.txt")
-	[ -n "$C0" ] && [ -n "$C1" ] || break
 	below "$C1" "$C0" || break
 	BEST=$T/run-again$i.cfg
 	BEST_LO=$T/lo-again$i.txt
