@@ -100,6 +100,14 @@ struct skb {
 	sim_ns tsecr_at;         /* ACK: its TSecr, the newest data TSval its sender took (ts_recent) */
 };
 
+/* skb_cloned: s is a clone whose data its write-queue original still
+ * shares (the original not yet freed by the ACK for it); skb_try_coalesce
+ * takes nothing into such a tail. */
+static inline bool skb_cloned(const struct skb *s)
+{
+	return s->orig && s->orig->refs > 1;
+}
+
 /*
  * Fetch skb s (NULL: nothing) into the cache ahead of its use.  A bulk
  * flow's skbs are touched a few times each, milliseconds apart: written

@@ -274,7 +274,7 @@ static bool backlog_coalesce(struct sim *sim, struct cpu *c, struct tcp_conn *tc
 	 * veth a frame that crossed whole (TSO) is the sender's clone until the
 	 * ACK for it frees the original (skb_cloned), as rcv_coalesce's tail;
 	 * the segments software GSO cut are skbs of their own */
-	if (tail->orig && tail->orig->refs > 1)
+	if (skb_cloned(tail))
 		return false;
 	/* an skb still charged to its sender's TSQ (the model's veth GRO path
 	 * delivers it unorphaned) keeps its own truesize for tcp_wfree */

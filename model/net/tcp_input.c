@@ -195,7 +195,7 @@ static bool rcv_coalesce(struct sim *sim, struct tcp_conn *tc, const struct skb 
 
 	if (!tail || !host_kernel_at_least(tc->rcv_host, 4, 0) || tail->seq + tail->len != skb->seq)
 		return false;
-	if (tail->orig && tail->orig->refs > 1) /* skb_cloned(to) */
+	if (skb_cloned(tail))
 		return false;
 	if (tail->destructor || skb->destructor) /* still charged to its sender (veth's GRO path) */
 		return false;
