@@ -718,6 +718,32 @@ expect_fail "wakeups-live --parse-profile of a file without those CPUs" 1 "no sa
 # function, so each CPU's shares add up to 100 (idle samples left out)
 expect_eq "$(bash $WL --parse-profile "$T/perf.txt" | sed -n '/by tcpsim cost key/,$p' | awk '$2 ~ /^[a-z_]+$/ && $3 ~ /^[0-9.]+$/ { print $2, $3, $4 }' | tr '\n' ';')" \
 	"poll 0.0 50.0;copy_byte 50.0 0.0;rx_frame 50.0 0.0;rx_tcp 0.0 50.0;" "wakeups-live --parse-profile: the shares by cost key"
+# an idle CPU's samples (the idle loop's leaf-most known function) are
+# counted apart and left out of the shares; an interrupt taken in the idle
+# loop is busy
+cat >"$T/perf-idle.txt" <<'PERF'
+iperf3 [001]
+	ffffffff81000006 _copy_to_iter
+	ffffffff81000008 ksys_read
+
+swapper [001]
+	ffffffff8100000b poll_idle
+	ffffffff8100000c cpuidle_enter_state
+	ffffffff8100000d do_idle
+
+swapper [001]
+	ffffffff8100000e pvm_safe_halt_hc
+	ffffffff8100000f default_idle
+	ffffffff8100000d do_idle
+
+swapper [001]
+	ffffffff81000007 tcp_v4_rcv
+	ffffffff81000002 net_rx_action
+	ffffffff8100000c cpuidle_enter_state
+	ffffffff8100000d do_idle
+PERF
+expect_eq "$(bash $WL --parse-profile "$T/perf-idle.txt" | awk '$2 == "samples" || $3 == "samples" || $2 == "_copy_to_iter" || $2 == "net_rx_action" { print $2, $3, $4, $5 }' | tr '\n' ';')" \
+	"samples 0 2 ;idle samples 0 2;net_rx_action 0.0 50.0 ;_copy_to_iter 0.0 50.0 ;" "wakeups-live --parse-profile: idle samples apart, shares of the busy ones"
 # a transmit under __tcp_send_ack is the ACK's, under tcp_write_xmit a data
 # frame's; an unknown kernel function is other, a user-only chain user
 cat >"$T/perf-keys.txt" <<'PERF'
