@@ -1293,6 +1293,46 @@ static void test_reader_behind_copies_cold(void **state)
 	assert_true(off.events == none.events);
 }
 
+/* cost.recv_copy_piece: the reader's copy pays per page fragment it
+ * walks.  Without TSO at MTU 1500 every segment software GSO cut is one
+ * fragment of 1,448 bytes, merged or not, so the charge over the bytes
+ * read is the price over ~1,448; with TSO the reader copies the writer's
+ * 32 KB page frags, some twenty times fewer; at 0 nothing changes. */
+static double piece_per_byte(const struct metrics *m)
+{
+	double bytes_per_s = m_of(m, "throughput_mbps") * 1e6 / 8;
+	return m->host_cat_pct[0][COST_RECV_COPY_PIECE] / 100.0 * 2 * 2.6e9 / bytes_per_s;
+}
+
+static void test_reader_copy_pays_per_fragment(void **state)
+{
+	struct scenario sc;
+	struct metrics cut, tso, off, none;
+	(void)state;
+	live_intel_lo(&sc, "1500", "64K");
+	pin_fitted_intel(&sc);
+	set(&sc, "offload.tso", "off");
+	set(&sc, "cost.recv_copy_piece", "200");
+	run(&sc, &cut);
+	set(&sc, "cost.recv_copy_piece", "0");
+	run(&sc, &off);
+	live_intel_lo(&sc, "1500", "64K");
+	pin_fitted_intel(&sc);
+	set(&sc, "offload.tso", "off");
+	run(&sc, &none);
+	live_intel_lo(&sc, "1500", "64K");
+	pin_fitted_intel(&sc);
+	set(&sc, "cost.recv_copy_piece", "200");
+	run(&sc, &tso);
+	/* a copy that ends inside a fragment pays for it whole, so a little
+	 * over one price per 1,448 bytes */
+	expect_range(piece_per_byte(&cut), 200.0 / 1448, 1.3 * 200.0 / 1448, "TSO off: cycles per byte read, per fragment");
+	expect_range(piece_per_byte(&tso), 200.0 / 32768 * 0.5, 0.1 * piece_per_byte(&cut), "TSO on: 32 KB fragments");
+	assert_true(off.host_cat_pct[0][COST_RECV_COPY_PIECE] == 0);
+	assert_true(m_of(&off, "throughput_mbps") == m_of(&none, "throughput_mbps"));
+	assert_true(off.events == none.events);
+}
+
 /* cost.nohz_exit: a CPU that leaves idle to run a task pays the idle
  * loop's way out (tick_nohz_idle_exit restarting the tick) on that CPU:
  * the reader, asleep between frames 200 us apart, is busier by about one
@@ -1395,6 +1435,7 @@ int main(void)
 		cmocka_unit_test(test_ipi_latency_delays_a_queued_wakeup),
 		cmocka_unit_test(test_late_reader_finds_the_other_steady_state),
 		cmocka_unit_test(test_reader_behind_copies_cold),
+		cmocka_unit_test(test_reader_copy_pays_per_fragment),
 		cmocka_unit_test(test_nohz_exit_per_idle_exit),
 		cmocka_unit_test(test_rx_gso_seg_prices_a_segment),
 		cmocka_unit_test(test_hystart_ends_slow_start_on_lo),

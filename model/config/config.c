@@ -416,6 +416,7 @@ static const char *const cost_names[COST_N][2] = {
 	CN(COST_SOCK_XCPU, "sock_xcpu"), CN(COST_COPY_XCPU, "copy_xcpu"),
 	CN(COST_RECV_COPY_BYTE, "recv_copy_byte"),
 	CN(COST_RECV_COPY_COLD, "recv_copy_cold_byte"),
+	CN(COST_RECV_COPY_PIECE, "recv_copy_piece"),
 };
 
 /* ---- keys: a (section, row, cost) triple, walked in table order ---- */

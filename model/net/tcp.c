@@ -552,6 +552,25 @@ static void cleanup_rbuf(struct sim *sim, struct cpu *c, struct tcp_conn *tc, ui
 		tcp_send_ack(sim, c, tc, &sim->cnt.acks_rbuf);
 }
 
+/* skb_copy_datagram_iter -> __skb_datagram_iter copies an skb fragment
+ * by fragment (kmap_local_page, hardened usercopy's check_object_size and
+ * one copy_to_iter call each): cost.recv_copy_piece (0: nothing) for each
+ * of skb's page frags the n bytes from it span, its frags taken as evenly
+ * filled.  A segment software GSO cut is one fragment of an MSS, a TSO
+ * frame's are the writer's 32 KB page frags (tcp_rx_frags); all eras. */
+static void recv_copy_pieces(struct sim *sim, struct cpu *c, const struct tcp_conn *tc, const struct skb *skb,
+			     uint32_t n)
+{
+	double cy = c->host->cfg->cost_cycles[COST_RECV_COPY_PIECE];
+	uint64_t frags, pieces;
+
+	if (cy <= 0 || skb->len == 0)
+		return;
+	frags = (uint64_t)tcp_rx_frags(tc, skb);
+	pieces = (frags * n + skb->len - 1) / skb->len;
+	cpu_charge(sim, c, COST_RECV_COPY_PIECE, cy * (double)(pieces ? pieces : 1));
+}
+
 uint32_t tcp_recv_copy(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint32_t max)
 {
 	struct skb *skb = tc->rq.head;
@@ -567,6 +586,7 @@ uint32_t tcp_recv_copy(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint
 	n = skb->len - skb->consumed;
 	if (n > max)
 		n = max;
+	recv_copy_pieces(sim, c, tc, skb, n);
 	skb->consumed += n;
 	tc->copied_seq += n;
 	sim->cnt.app_bytes += n;

@@ -53,6 +53,7 @@ enum cost_id {
 	COST_COPY_XCPU,    /* per byte copied whose lines the peer task's CPU touched last */
 	COST_RECV_COPY_BYTE, /* per byte of the reader's copy of what a writer's copy wrote (0: copy_byte) */
 	COST_RECV_COPY_COLD, /* per byte of that copy more than host.cache_bytes of later data left behind */
+	COST_RECV_COPY_PIECE, /* per page fragment the reader's copy walks (__skb_datagram_iter) */
 	COST_N
 };
 
