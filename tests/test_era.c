@@ -1304,25 +1304,29 @@ static double piece_per_byte(const struct metrics *m)
 	return m->host_cat_pct[0][COST_RECV_COPY_PIECE] / 100.0 * 2 * 2.6e9 / bytes_per_s;
 }
 
+/* the live Intel host's MTU 1500, 64 KB row at its pinned fit, TSO as
+ * given, cost.recv_copy_piece set unless NULL */
+static void intel_1500_64k(struct scenario *sc, const char *tso, const char *piece)
+{
+	live_intel_lo(sc, "1500", "64K");
+	pin_fitted_intel(sc);
+	set(sc, "offload.tso", tso);
+	if (piece)
+		set(sc, "cost.recv_copy_piece", piece);
+}
+
 static void test_reader_copy_pays_per_fragment(void **state)
 {
 	struct scenario sc;
 	struct metrics cut, tso, off, none;
 	(void)state;
-	live_intel_lo(&sc, "1500", "64K");
-	pin_fitted_intel(&sc);
-	set(&sc, "offload.tso", "off");
-	set(&sc, "cost.recv_copy_piece", "200");
+	intel_1500_64k(&sc, "off", "200");
 	run(&sc, &cut);
-	set(&sc, "cost.recv_copy_piece", "0");
+	intel_1500_64k(&sc, "off", "0");
 	run(&sc, &off);
-	live_intel_lo(&sc, "1500", "64K");
-	pin_fitted_intel(&sc);
-	set(&sc, "offload.tso", "off");
+	intel_1500_64k(&sc, "off", NULL);
 	run(&sc, &none);
-	live_intel_lo(&sc, "1500", "64K");
-	pin_fitted_intel(&sc);
-	set(&sc, "cost.recv_copy_piece", "200");
+	intel_1500_64k(&sc, "on", "200");
 	run(&sc, &tso);
 	/* a copy that ends inside a fragment pays for it whole, so a little
 	 * over one price per 1,448 bytes */

@@ -562,13 +562,12 @@ static void recv_copy_pieces(struct sim *sim, struct cpu *c, const struct tcp_co
 			     uint32_t n)
 {
 	double cy = c->host->cfg->cost_cycles[COST_RECV_COPY_PIECE];
-	uint64_t frags, pieces;
+	uint64_t frags;
 
-	if (cy <= 0 || skb->len == 0)
+	if (cy <= 0 || n == 0) /* n <= skb->len */
 		return;
 	frags = (uint64_t)tcp_rx_frags(tc, skb);
-	pieces = (frags * n + skb->len - 1) / skb->len;
-	cpu_charge(sim, c, COST_RECV_COPY_PIECE, cy * (double)(pieces ? pieces : 1));
+	cpu_charge(sim, c, COST_RECV_COPY_PIECE, cy * (double)((frags * n + skb->len - 1) / skb->len));
 }
 
 uint32_t tcp_recv_copy(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint32_t max)
