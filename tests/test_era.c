@@ -769,7 +769,8 @@ static void test_sock_lines_move_between_cpus(void **state)
 /* cost.recv_copy_byte: the reader's copy to user of what a writer's copy
  * wrote, priced on its own (perf has _copy_to_iter at about twice
  * _copy_from_iter's cycles a byte with the lines hot); 0 prices it at
- * copy_byte, as before, and sendfile()'s pages always are. */
+ * copy_byte, as before, and so are sendfile()'s pages unless
+ * cost.recv_copy_spliced_byte prices them. */
 static void test_recv_copy_priced_on_its_own(void **state)
 {
 	struct scenario sc;
@@ -796,6 +797,22 @@ static void test_recv_copy_priced_on_its_own(void **state)
 	expect_range(one.host_cat_pct[0][COST_RECV_COPY_BYTE], 0, 0, "sendfile: no recv_copy_byte");
 	expect_range(one.host_cat_pct[0][COST_COPY_XCPU], 0, 0, "sendfile: no copy_xcpu, neither side");
 	expect_range(one.host_cat_pct[0][COST_COPY_BYTE], 1, 100, "sendfile: the reader's copy at copy_byte");
+	/* cost.recv_copy_spliced_byte prices that copy on its own: the reader
+	 * reads clean page-cache lines, the writer copies nothing */
+	set(&sc, "cost.recv_copy_spliced_byte", "0.25");
+	run(&sc, &two);
+	expect_range(two.host_cat_pct[0][COST_COPY_BYTE], 0, 0, "spliced set: no copy_byte, neither side");
+	expect_range(two.host_cat_pct[0][COST_RECV_COPY_BYTE], 0, 0, "spliced set: no recv_copy_byte");
+	expect_range(two.host_cat_pct[0][COST_COPY_XCPU], 0, 0, "spliced set: no copy_xcpu");
+	/* 0.25 cycles on each byte read: the share of the host's 2 x 2 GHz */
+	expect_within(two.host_cat_pct[0][COST_RECV_COPY_SPLICED] / 100.0 * 2 * 2e9 /
+			      (m_of(&two, "throughput_mbps") * 1e6 / 8),
+		      0.25, 0.02, "the reader's copy of sendfile's pages at recv_copy_spliced_byte");
+	if (!(m_of(&two, "rcv_cpu_busy_pct") < m_of(&one, "rcv_cpu_busy_pct") - 1 ||
+	      m_of(&two, "throughput_mbps") > 1.05 * m_of(&one, "throughput_mbps")))
+		fail_msg("a cheaper reader's copy: receiver's CPU %.1f%% against %.1f%%, %.0f against %.0f Mbit/s",
+			 m_of(&two, "rcv_cpu_busy_pct"), m_of(&one, "rcv_cpu_busy_pct"), m_of(&two, "throughput_mbps"),
+			 m_of(&one, "throughput_mbps"));
 }
 
 /* cost.copy_xcpu: a copy of bytes the other task's CPU touched last costs

@@ -535,11 +535,13 @@ static void receiver_copied(struct sim *sim, struct cpu *c, struct task *t, uint
 	const double *cost = c->host->cfg->cost_cycles;
 
 	/* bytes a writer's copy wrote cost recv_copy_byte (if set); page-cache
-	 * pages nobody writes, copy_byte */
+	 * pages nobody writes, recv_copy_spliced_byte (if set), else copy_byte */
 	if (cost[COST_RECV_COPY_BYTE] > 0 && !sends_page_cache(t->conn->sender)) {
 		cpu_charge(sim, c, COST_RECV_COPY_BYTE, cost[COST_RECV_COPY_BYTE] * n);
 		recv_copy_cold(sim, c, t->conn, n);
-	} else
+	} else if (cost[COST_RECV_COPY_SPLICED] > 0 && sends_page_cache(t->conn->sender))
+		cpu_charge(sim, c, COST_RECV_COPY_SPLICED, cost[COST_RECV_COPY_SPLICED] * n);
+	else
 		cpu_charge(sim, c, COST_COPY_BYTE, cost[COST_COPY_BYTE] * n);
 	copy_xcpu(sim, c, t->conn->sender, n);
 	if (t->conn->rx_csum_on_copy)

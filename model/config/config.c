@@ -417,6 +417,7 @@ static const char *const cost_names[COST_N][2] = {
 	CN(COST_RECV_COPY_BYTE, "recv_copy_byte"),
 	CN(COST_RECV_COPY_COLD, "recv_copy_cold_byte"),
 	CN(COST_RECV_COPY_PIECE, "recv_copy_piece"),
+	CN(COST_RECV_COPY_SPLICED, "recv_copy_spliced_byte"),
 };
 
 /* ---- keys: a (section, row, cost) triple, walked in table order ---- */
@@ -489,7 +490,7 @@ static double key_max(const struct key *k)
 static const char *key_unit(const struct key *k)
 {
 	if (k->cost == COST_COPY_BYTE || k->cost == COST_CSUM_BYTE || k->cost == COST_COPY_XCPU ||
-	    k->cost == COST_RECV_COPY_BYTE || k->cost == COST_RECV_COPY_COLD)
+	    k->cost == COST_RECV_COPY_BYTE || k->cost == COST_RECV_COPY_COLD || k->cost == COST_RECV_COPY_SPLICED)
 		return "cycles/byte";
 	return k->row->unit;
 }

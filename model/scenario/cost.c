@@ -92,4 +92,13 @@ const struct cost_desc cost_table[COST_N] = {
 	 * amd-epyc-2cpu-2596.profile-tsooff.txt, .profile-tsoon-pieces.txt) */
 	[COST_RECV_COPY_PIECE] = {"recv_copy_piece", 0, 1e5,
 				  "cycles per page fragment of an skb the reader's copy walks (__skb_datagram_iter: kmap, the usercopy check, one copy call each), on top of the bytes"},
+	/* 0 by default (copy_byte, as before): where the writer's copy is
+	 * cheap its price fits sendfile's pages too (perf's _copy_to_iter of
+	 * them: 0.036-0.052 cycles a byte on intel-xeon-2cpu-2600, copy_byte
+	 * 0.045).  On amd-epyc-2cpu-2596 the writer's _copy_from_iter takes
+	 * 0.25 and the reader's copy of the re-sent file block 0.068-0.114,
+	 * median 0.099 (validation/live, amd-epyc-2cpu-2596.profile-sendfile.txt,
+	 * .profile-sendfile-iter.txt) */
+	[COST_RECV_COPY_SPLICED] = {"recv_copy_spliced_byte", 0, 1e3,
+				    "per byte of the reader's copy of page-cache pages a sendfile() spliced into the skbs, nobody writing them (0: copy_byte)"},
 };

@@ -54,6 +54,7 @@ enum cost_id {
 	COST_RECV_COPY_BYTE, /* per byte of the reader's copy of what a writer's copy wrote (0: copy_byte) */
 	COST_RECV_COPY_COLD, /* per byte of that copy more than host.cache_bytes of later data left behind */
 	COST_RECV_COPY_PIECE, /* per page fragment the reader's copy walks (__skb_datagram_iter) */
+	COST_RECV_COPY_SPLICED, /* per byte of the reader's copy of spliced page-cache pages (0: copy_byte) */
 	COST_N
 };
 

@@ -51,6 +51,7 @@ const struct costcat_desc costcat_table[COST_N] = {
 	[COST_RECV_COPY_BYTE] = {CAT_DATA_COPY, "skb_copy_datagram_iter, _copy_to_iter"},
 	[COST_RECV_COPY_COLD] = {CAT_DATA_COPY, "_copy_to_iter (its misses on bytes later data pushed out of the cache)"},
 	[COST_RECV_COPY_PIECE] = {CAT_DATA_COPY, "__skb_datagram_iter, check_object_size, _copy_to_iter (once per fragment)"},
+	[COST_RECV_COPY_SPLICED] = {CAT_DATA_COPY, "skb_copy_datagram_iter, _copy_to_iter (of page-cache pages splice_to_socket put in the skb)"},
 	[COST_COPY_XCPU] = {CAT_DATA_COPY, "_copy_to_iter, _copy_from_iter (their misses on lines the other CPU holds)"},
 	[COST_SOCK_XCPU] = {CAT_TCPIP, "tcp_v4_rcv, tcp_rcv_established, tcp_ack, tcp_recvmsg, tcp_sendmsg (their misses on the socket)"},
 	[COST_IPI_SEND_POLLED] = {CAT_ETC, "native_write_msr (x2APIC ICR: a VM exit the host answers from its halt poll)"},
