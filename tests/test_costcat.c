@@ -3,8 +3,9 @@
  * and the outputs that carry it.
  *
  *  - The table: every cost key has a category and the kernel symbols it
- *    stands for (a key added without a row fails here); the shares
- *    against a hand-made split (oracle: arithmetic).
+ *    stands for (a key added without a row fails here), and docs/output.md
+ *    names it in that category's row; the shares against a hand-made
+ *    split (oracle: arithmetic).
  *  - The columns: metric_table's cat_* names rebuilt from the parts.
  *  - Round trips: a run's CSV read back by tcpsim's own reader
  *    (csvread.h, metric_find) and its JSON by jansson give the same
@@ -91,6 +92,51 @@ static void test_every_cost_has_a_category(void **state)
 	assert_int_equal(costcat_table[COST_CSUM_BYTE].cat, CAT_ETC); /* csum_partial */
 	assert_int_equal(costcat_table[COST_GRO_SEG].cat, CAT_NETDEV);
 	assert_int_equal(costcat_table[COST_CTXSW].cat, CAT_SCHED);
+}
+
+/* docs/output.md's table of categories names every cost key in its own
+ * category's row (a key added to the model and not to the table fails):
+ * the first row that begins "| name | " (key, key (note), ...), a key a
+ * whole word of it, and in no other category's row. */
+static bool row_names_key(const char *row, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *p = strstr(row, key); p; p = strstr(p + 1, key)) {
+		bool left = p == row || !(p[-1] == '_' || (p[-1] >= 'a' && p[-1] <= 'z'));
+		bool right = !(p[n] == '_' || (p[n] >= 'a' && p[n] <= 'z'));
+		if (left && right)
+			return true;
+	}
+	return false;
+}
+
+static void test_docs_table_lists_every_key(void **state)
+{
+	char rows[CAT_N][1024] = {{0}}, line[1024], head[64];
+	FILE *f = fopen("docs/output.md", "r");
+	(void)state;
+	assert_non_null(f);
+	while (fgets(line, sizeof line, f))
+		for (int c = 0; c < CAT_N; c++) {
+			snprintf(head, sizeof head, "| %s | ", costcat_name(c));
+			if (!rows[c][0] && strncmp(line, head, strlen(head)) == 0) /* the first such row */
+				snprintf(rows[c], sizeof rows[c], "%s", line + strlen(head));
+		}
+	fclose(f);
+	for (int c = 0; c < CAT_N; c++)
+		if (!rows[c][0])
+			fail_msg("docs/output.md has no row '| %s | ...'", costcat_name(c));
+	for (int k = 0; k < COST_N; k++) {
+		int c = costcat_table[k].cat;
+		if (!row_names_key(rows[c], cost_table[k].key))
+			fail_msg("docs/output.md: cost key '%s' is not in the row of its category '%s'", cost_table[k].key,
+				 costcat_name(c));
+		for (int d = 0; d < CAT_N; d++)
+			if (d != c && row_names_key(rows[d], cost_table[k].key))
+				fail_msg("docs/output.md: cost key '%s' is in the row of '%s', not of '%s'", cost_table[k].key,
+					 costcat_name(d), costcat_name(c));
+	}
 }
 
 static void test_shares_oracle(void **state)
@@ -526,6 +572,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_cost_has_a_category),
+		cmocka_unit_test(test_docs_table_lists_every_key),
 		cmocka_unit_test(test_shares_oracle),
 		cmocka_unit_test(test_column_names),
 		cmocka_unit_test(test_csv_json_round_trip),

@@ -14,8 +14,9 @@
  * inside the keys' costs, so "lock" is always 0 here (Cai et al. measure
  * 5.0% in their sample run with every offload off).
  *
- * Adding a cost key: add its row to costcat_table too (tests/test_report.c
- * fails on a key without one).
+ * Adding a cost key: add its row to costcat_table too, and the key to its
+ * category's row in docs/output.md (tests/test_costcat.c fails on a key
+ * without either).
  */
 #ifndef TCPSIM_COSTCAT_H
 #define TCPSIM_COSTCAT_H
