@@ -714,6 +714,46 @@ bash $WL --parse-profile "$T/perf.txt" --functions ip_rcv,do_select >"$T/prof.ou
 expect_eq "$(awk '$2 == "ip_rcv" || $2 == "do_select" || $2 == "ksys_read" { print $2, $3, $4 }' "$T/prof.out" | tr '\n' ';')" \
 	"ksys_read 0.0 50.0;ip_rcv 50.0 0.0;do_select 0.0 50.0;" "wakeups-live --parse-profile --functions"
 expect_fail "wakeups-live --parse-profile of a file without those CPUs" 1 "no samples on CPU 5" bash $WL --parse-profile "$T/perf.txt" --send-cpu 5 --recv-cpu 6
+# --prices: a profile output's prices (oracle: arithmetic).  8,192 Mbit/s
+# = 1.024e9 bytes (250,000 pages) a second at 1 GHz; the writer 50% busy,
+# the reader 80%: the writer's copy 10% x 0.5 x 1e9 / 1.024e9 = 0.0488 a
+# byte (none with sendfile), the reader's 25% x 0.8 / 1.024 = 0.1953,
+# sendfile's page (60 - 40 + 5)% x 0.5 x 1e9 / 250,000 = 500 cycles
+cat >"$T/prices.txt" <<'PROF'
+# tools/wakeups-live --profile --sendfile --mtu 1500 --sizes 64K --reps 1 --functions do_splice_direct,tcp_sendmsg,skb_splice_from_iter
+1500   64K      1    8192   50.0   80.0     9410     4488      70      62      65        72    3374      78      47     1114    0.8     0.0 33554432  122218  101360
+#
+# profile, MTU 1500, 64K, rep 1 (% of each CPU's samples with the function on the stack):
+#   function                       snd%       rcv%   (MTU 1500, 64K, rep 1)
+#   samples                        1000       1000
+#   idle samples                      0        200
+#   _copy_to_iter                   0.0       25.0
+#   _copy_from_iter                10.0        0.0
+#   do_splice_direct               60.0        0.0
+#   tcp_sendmsg                    40.0        0.0
+#   skb_splice_from_iter            5.0        0.0
+# by tcpsim cost key, MTU 1500, 64K, rep 1 (% of each CPU's busy samples, by the leaf-most known function):
+#   syscall                        60.0       10.0
+PROF
+bash $WL --prices "$T/prices.txt" --ghz 1 >"$T/prices.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "wakeups-live --prices"
+expect_eq "$(awk '/^#   1500, 64K, rep 1 / { print $6, $7, $8, $9 }' "$T/prices.out")" "- 0.1953 - 500" "wakeups-live --prices: the run's prices"
+expect_eq "$(awk '/^#   median/ { print $3, $5, $6, $7, $8 }' "$T/prices.out")" "(1 - 0.1953 - 500" "wakeups-live --prices: the median of one run"
+# without --sendfile on its command line: the writer's copy, no page
+sed '1s/ --sendfile//' "$T/prices.txt" >"$T/prices-stream.txt"
+expect_eq "$(bash $WL --prices "$T/prices-stream.txt" --ghz 1 | awk '/^#   1500, 64K, rep 1 / { print $6, $9 }')" "0.0488 -" "wakeups-live --prices: a write()'s copy, no page"
+# the median over two files' runs; the committed profiles give the figures
+# the amd-epyc-2cpu-2596 profile sets (the reader's copy of sendfile's pages
+# 0.099, sendfile's page 391)
+bash $WL --prices validation/live/amd-epyc-2cpu-2596.profile-sendfile.txt,validation/live/amd-epyc-2cpu-2596.profile-sendfile-iter.txt --ghz 2.596 >"$T/prices.out" 2>"$T/err"
+expect_eq "$?:$(awk '/^#   median/ { print $3, $6, $8 }' "$T/prices.out")" "0:(8 0.0992 391" "wakeups-live --prices of two committed profiles"
+# refused: a profile without the idle-samples row, a bad --ghz, no run
+grep -v 'idle samples' "$T/prices.txt" >"$T/prices-old.txt"
+expect_fail "wakeups-live --prices of a profile before the idle samples" 1 'no "idle samples" row' bash $WL --prices "$T/prices-old.txt" --ghz 1
+expect_fail "wakeups-live --prices bad ghz" 2 "--ghz 'x': not a positive number of GHz" bash $WL --prices "$T/prices.txt" --ghz x
+expect_fail "wakeups-live --prices unreadable" 2 "cannot read it" bash $WL --prices "$T/no-such-file"
+echo "# a file with no run" >"$T/noprof.txt"
+expect_fail "wakeups-live --prices of no profile" 1 "no --profile run in" bash $WL --prices "$T/noprof.txt" --ghz 1
 # and by tcpsim cost key: each sample to the key of its leaf-most known
 # function, so each CPU's shares add up to 100 (idle samples left out)
 expect_eq "$(bash $WL --parse-profile "$T/perf.txt" | sed -n '/by tcpsim cost key/,$p' | awk '$2 ~ /^[a-z_]+$/ && $3 ~ /^[0-9.]+$/ { print $2, $3, $4 }' | tr '\n' ';')" \
