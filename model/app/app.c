@@ -141,6 +141,14 @@ static bool owns_through_step(const struct cpu *c)
 	return host_kernel_at_least(c->host, 4, 14);
 }
 
+/* The owner's own frames are still due on its CPU (4.14+: segments after
+ * a GSO frame's first are softirq steps of their own), so it keeps its
+ * socket: writer_release, receiver_return. */
+static bool own_frames_due(const struct cpu *c)
+{
+	return owns_through_step(c) && c->backlog.len > 0 && !c->bh_off;
+}
+
 /* release_sock runs the ACKs in the backlog, and what they send goes out
  * inside it: dev_queue_xmit's local_bh_enable receives the frame (on lo
  * every segment software GSO cut from it) before __release_sock takes the
@@ -150,11 +158,6 @@ static bool owns_through_step(const struct cpu *c)
  * until its CPU has received them, so no frame sent from an ACK on the
  * other CPU meanwhile overtakes them (the kernel queues that ACK in the
  * owner's backlog).  True: released. */
-static bool own_frames_due(const struct cpu *c)
-{
-	return owns_through_step(c) && c->backlog.len > 0 && !c->bh_off;
-}
-
 static bool writer_release(struct sim *sim, struct cpu *c, struct task *t)
 {
 	tcp_writer_release(sim, c, t->conn);
@@ -535,14 +538,14 @@ static void receiver_copied(struct sim *sim, struct cpu *c, struct task *t, uint
 	const double *cost = c->host->cfg->cost_cycles;
 
 	/* bytes a writer's copy wrote cost recv_copy_byte (if set); page-cache
-	 * pages nobody writes, recv_copy_spliced_byte (if set), else copy_byte */
-	if (cost[COST_RECV_COPY_BYTE] > 0 && !sends_page_cache(t->conn->sender)) {
-		cpu_charge(sim, c, COST_RECV_COPY_BYTE, cost[COST_RECV_COPY_BYTE] * n);
+	 * pages nobody writes, recv_copy_spliced_byte (if set); else copy_byte */
+	enum cost_id k = sends_page_cache(t->conn->sender) ? COST_RECV_COPY_SPLICED : COST_RECV_COPY_BYTE;
+
+	if (cost[k] <= 0)
+		k = COST_COPY_BYTE;
+	cpu_charge(sim, c, k, cost[k] * n);
+	if (k == COST_RECV_COPY_BYTE)
 		recv_copy_cold(sim, c, t->conn, n);
-	} else if (cost[COST_RECV_COPY_SPLICED] > 0 && sends_page_cache(t->conn->sender))
-		cpu_charge(sim, c, COST_RECV_COPY_SPLICED, cost[COST_RECV_COPY_SPLICED] * n);
-	else
-		cpu_charge(sim, c, COST_COPY_BYTE, cost[COST_COPY_BYTE] * n);
 	copy_xcpu(sim, c, t->conn->sender, n);
 	if (t->conn->rx_csum_on_copy)
 		cpu_charge(sim, c, COST_CSUM_BYTE, cost[COST_CSUM_BYTE] * n);
