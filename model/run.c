@@ -268,6 +268,22 @@ static void task_setup(struct sim *sim, struct task *t, int id, const char *role
 
 static double pct(double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0; }
 
+/* A CPU's time since the mark as /proc/stat counts it.  do_idle's way out
+ * (COST_NOHZ_EXIT) takes the CPU but is neither busy nor idle there: it runs
+ * in the idle task, where account_process_tick counts a tick as idle
+ * (CPUTIME_IDLE), and after tick_nohz_idle_exit has closed the idle time
+ * that /proc/stat reports in its place (get_idle_time: the NOHZ
+ * idle_sleeptime).  So it leaves the busy time and the CPU's whole time
+ * alike: busy share = (work - way out) / (elapsed - way out). */
+static void cpu_stat_ns(const struct cpu *c, double elapsed_ns, double *busy_ns, double *counted_ns)
+{
+	double busy = 0, out = c->acct.cost[COST_NOHZ_EXIT].ns - c->mark.cost[COST_NOHZ_EXIT].ns;
+	for (int x = 0; x < CTX_N; x++)
+		busy += c->acct.ctx_ns[x] - c->mark.ctx_ns[x];
+	*busy_ns = busy - out;
+	*counted_ns = elapsed_ns - out;
+}
+
 /* Per-CPU figures of the first connection's sender's and receiver's CPUs
  * (what a live run pinned with taskset measures per CPU). */
 static void fill_role_metrics(struct sim *sim, double secs, struct metrics *out)
@@ -284,10 +300,9 @@ static void fill_role_metrics(struct sim *sim, double secs, struct metrics *out)
 		const struct task *t = r == 0 ? sim->conns[0].sender : sim->conns[0].receiver;
 		const struct cpu *c = t->cpu; /* pinned there, or where it last ran */
 		const struct cpu_acct *a = &c->acct, *m = &c->mark;
-		double busy = 0;
-		for (int x = 0; x < CTX_N; x++)
-			busy += a->ctx_ns[x] - m->ctx_ns[x];
-		out->v[ids[r][0]] = fmin(100.0, 100.0 * busy / (secs * 1e9));
+		double busy, counted;
+		cpu_stat_ns(c, secs * 1e9, &busy, &counted);
+		out->v[ids[r][0]] = fmin(100.0, pct(busy, counted));
 		out->v[ids[r][1]] = (a->netrx - m->netrx) / secs;
 		out->v[ids[r][2]] = (a->hrtimer - m->hrtimer) / secs;
 		out->v[ids[r][3]] = (a->loc - m->loc) / secs;
@@ -374,25 +389,24 @@ static void fill_metrics(struct sim *sim, struct measure *ms, struct metrics *ou
 	/* CPU accounting per host, context and cost */
 	for (int h = 0; h < sim->nhosts; h++) {
 		struct host *hh = &sim->hosts[h];
-		double cap = secs * 1e9 * hh->ncpus, busy = 0;
+		double cap = secs * 1e9 * hh->ncpus, busy = 0, counted = 0;
 		for (int i = 0; i < hh->ncpus; i++) {
 			struct cpu *c = &hh->cpus[i];
-			double cb = 0;
-			for (int x = 0; x < CTX_N; x++) {
-				double v = c->acct.ctx_ns[x] - c->mark.ctx_ns[x];
-				cb += v;
-				out->host_ctx_pct[h][x] += pct(v, cap);
-			}
+			double cb, cc;
+			cpu_stat_ns(c, secs * 1e9, &cb, &cc);
+			for (int x = 0; x < CTX_N; x++)
+				out->host_ctx_pct[h][x] += pct(c->acct.ctx_ns[x] - c->mark.ctx_ns[x], cap);
 			for (int k = 0; k < COST_N; k++)
 				out->host_cat_pct[h][k] += pct(c->acct.cost[k].ns - c->mark.cost[k].ns, cap);
 			for (int x = 0; x < CTX_N; x++)
 				for (int k = 0; k < COST_N; k++)
 					out->host_ctx_cost_pct[h][x][k] +=
 						pct(c->acct.cost[k].ctx_ns[x] - c->mark.cost[k].ctx_ns[x], cap);
-			out->cpu_busy_pct[h][i] = fmin(100.0, pct(cb, secs * 1e9));
+			out->cpu_busy_pct[h][i] = fmin(100.0, pct(cb, cc));
 			busy += cb;
+			counted += cc;
 		}
-		host_util[h] = fmin(100.0, pct(busy, cap));
+		host_util[h] = fmin(100.0, pct(busy, counted));
 	}
 
 	/* the same by Cai et al.'s categories, % of each host's busy time */

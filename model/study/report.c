@@ -292,6 +292,10 @@ static void table_cpu(FILE *f, const struct scenario *sc, const struct metrics *
 			if (c % 16 == 15 || c == cpus - 1)
 				fputc('\n', f);
 		}
+		if (m->host_cat_pct[h][COST_NOHZ_EXIT] > 0)
+			fprintf(f, "    (per CPU as /proc/stat counts it: without do_idle's way out, nohz_exit %.1f%%, "
+				   "which is neither busy nor idle there)\n",
+				m->host_cat_pct[h][COST_NOHZ_EXIT]);
 		int n = top_costs(m->host_cat_pct[h], idx, (int)ARRAY_SIZE(idx));
 		fputs("    top costs:", f);
 		if (n == 0)
