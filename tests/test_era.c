@@ -1385,7 +1385,7 @@ static void test_nohz_exit_per_idle_exit(void **state)
 	expect_range(m_of(&paid, "wakeups_per_s"), 1000, 1e9, "the reader sleeps between frames");
 	/* 50 us of a CPU per wakeup (per second, in % of a CPU) */
 	expect_within(out, m_of(&paid, "wakeups_per_s") * 50e-6 * 100, 0.25, "one nohz_exit a wakeup");
-	for (int x = 0; x < 3; x++)
+	for (size_t x = 0; x < sizeof paid.host_ctx_pct[0] / sizeof paid.host_ctx_pct[0][0]; x++)
 		work += paid.host_ctx_pct[0][x] * cpus;
 	/* the writer's CPU never idles: all of the way out is the reader's */
 	expect_range(m_of(&paid, "snd_cpu_busy_pct"), 99.9, 100, "the writer's CPU: busy");
