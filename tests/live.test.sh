@@ -624,6 +624,59 @@ expect_eq "$(awk '$2 == "writer" || $2 == "reader" { print $2, $3, $4, $5, $6, $
 expect_fail "wakeups-live --parse-sched without the server's pid" 2 "needs --server-pid" bash $WL --parse-sched "$T/sched.trace"
 expect_fail "wakeups-live --parse-sched, a pid not in the trace" 1 "no sched_switch of the server (pid 99)" bash $WL --parse-sched "$T/sched.trace" --server-pid 99
 expect_fail "wakeups-live --sched with --wchan" 2 "one at a time" bash $WL --sched --wchan
+# --parse-acks: each pure ACK of a `perf script` of net:net_dev_xmit by
+# CPU, context (a softirq frame in the chain: softirq; __release_sock:
+# backlog; else process), task (the server's pid is the reader's, another
+# iperf3 the writer) and caller (the first frame past the innermost
+# __tcp_transmit_skb that is not tcp_send_ack's own), a second over the
+# 0.25 s window and as a share
+cat >"$T/acks.trace" <<'EOF_TRACE'
+iperf3 10 [001] 
+	ffffffff81ead7fe dev_hard_start_xmit
+	ffffffff8207e2b4 __tcp_transmit_skb
+	ffffffff820673e0 tcp_recvmsg_locked
+	ffffffff82067000 tcp_recvmsg
+	ffffffff8223df91 do_syscall_64
+
+iperf3 10 [001] 
+	ffffffff81ead7fe dev_hard_start_xmit
+	ffffffff8207e2b4 __tcp_transmit_skb
+	ffffffff8207fa80 __tcp_send_ack
+	ffffffff820673e0 tcp_recvmsg_locked
+	ffffffff8223df91 do_syscall_64
+
+iperf3 10 [001] 
+	ffffffff81ead7fe dev_hard_start_xmit
+	ffffffff8207e2b4 __tcp_transmit_skb
+	ffffffff8208ae40 tcp_v4_do_rcv
+	ffffffff81e7e000 __release_sock
+	ffffffff81e7e100 release_sock
+	ffffffff8223df91 do_syscall_64
+
+iperf3 20 [000] 
+	ffffffff81ead7fe dev_hard_start_xmit
+	ffffffff8207e2b4 __tcp_transmit_skb
+	ffffffff8208ae40 tcp_v4_do_rcv
+	ffffffff81eb1bfe net_rx_action
+	ffffffff81369c4d handle_softirqs
+	ffffffff8207e2b4 __tcp_transmit_skb
+	ffffffff8207fe7d tcp_write_xmit
+
+swapper 0 [001] 
+	ffffffff81ead7fe dev_hard_start_xmit
+	ffffffff8207e2b4 __tcp_transmit_skb
+	ffffffff82084860 tcp_delack_timer_handler
+	ffffffff81369c4d handle_softirqs
+EOF_TRACE
+bash $WL --parse-acks "$T/acks.trace" --server-pid 10 >"$T/acks.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "wakeups-live --parse-acks"
+expect_eq "$(awk '$2 ~ /^[0-9]+$/ { print $2, $3, $4, $5, $6, $7 }' "$T/acks.out" | tr '\n' ';')" \
+	"0 softirq writer tcp_v4_do_rcv 4 20.0%;1 process reader tcp_recvmsg_locked 8 40.0%;1 backlog reader tcp_v4_do_rcv 4 20.0%;1 softirq idle tcp_delack_timer_handler 4 20.0%;" \
+	"wakeups-live --parse-acks: by CPU, context, task and caller"
+grep -q '^#   all .* 20 100.0%$' "$T/acks.out" && ok || bad "wakeups-live --parse-acks: the sum: $(cat "$T/acks.out")"
+expect_fail "wakeups-live --parse-acks without the server's pid" 2 "needs --server-pid" bash $WL --parse-acks "$T/acks.trace"
+expect_fail "wakeups-live --parse-acks without an ACK" 1 "no ACK transmit" bash $WL --parse-acks "$T/empty.trace" --server-pid 10
+expect_fail "wakeups-live --acks with --frames" 2 "one at a time" bash $WL --acks --frames
 # --parse-frames: every lo transmit's payload (the length less 66 header
 # bytes), per CPU and over both: data frames and ACKs a second over the
 # trace's span, mean payload and MSS segments, the short frames' share and
