@@ -358,6 +358,34 @@ static void test_grown_frames_cut_in_software_since_6_10(void **state)
 	expect_range(mtu16436.host_cat_pct[0][COST_TX_SEG], 0, 0, "6.10, MTU 16436: nothing cut in software");
 }
 
+/* tcp_grow_skb's skb_shift moves all the bytes it is asked for or none,
+ * and none when their frags would pass MAX_SKB_FRAGS.  sendfile's skbs hold
+ * the file's 4 KB pages, 16 or 17 to a 65,483-byte MSS, so at MTU 65536
+ * none grows and every frame is one MSS, where copied data (32 KB page
+ * frags) grows to two.  (The live host at MTU 65536: 1.000 segments a
+ * frame with sendfile, 1.84-1.98 with write() pinned together;
+ * validation/live/amd-epyc-2cpu-2596.csv, segs_per_frame; before the
+ * model kept to MAX_SKB_FRAGS, its sendfile frames there carried 1.5.) */
+static void test_sendfile_frags_stop_the_growth(void **state)
+{
+	struct scenario sc;
+	struct metrics copied, spliced;
+	(void)state;
+	writer_ahead(&sc, "6.10", "65536");
+	set(&sc, "app.send_size", "256K");
+	set(&sc, "app.recv_size", "256K");
+	run(&sc, &copied);
+	/* the window-limited sender splits its head skb at each window
+	 * update, and tcp_grow_skb would fill the rest from the next */
+	live_lo(&sc, "scenarios/live/amd-epyc-2cpu-2596-lo.cfg", "65536", "64K");
+	set(&sc, "app.test", "TCP_SENDFILE");
+	run(&sc, &spliced);
+	expect_range(m_of(&spliced, "snd_rwnd_limited_pct"), 50, 100, "sendfile: the window stops the sender");
+	expect_range(m_of(&copied, "segs_per_frame"), 1.3, 2, "write(): frames grown to two MSS");
+	expect_range(m_of(&spliced, "segs_per_frame"), 1, 1.02, "sendfile: one MSS a frame, 17 frags at most");
+	expect_range(spliced.host_cat_pct[0][COST_TX_SEG], 0, 0, "sendfile: nothing cut in software");
+}
+
 /* An ACK takes the receive path's IP layer and socket lookup as a data
  * frame does (__netif_receive_skb, ip_rcv, tcp_v4_rcv's lookup and
  * sk_filter) before tcp_add_backlog or tcp_ack: cost.rx_frame per ACK
@@ -1464,6 +1492,7 @@ int main(void)
 		cmocka_unit_test(test_deferred_free_since_5_17),
 		cmocka_unit_test(test_lo_segments_without_tso),
 		cmocka_unit_test(test_grown_frames_cut_in_software_since_6_10),
+		cmocka_unit_test(test_sendfile_frags_stop_the_growth),
 		cmocka_unit_test(test_veth_gro_merges_what_was_segmented),
 		cmocka_unit_test(test_release_receives_what_it_sent_since_4_14),
 		cmocka_unit_test(test_wscale_window_defers_acks),

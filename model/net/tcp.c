@@ -239,7 +239,6 @@ int tcp_rx_frags(const struct tcp_conn *tc, const struct skb *s)
 /* skb_try_coalesce: skb's data joins tail when their page frags fit in
  * MAX_SKB_FRAGS; the tail takes its bytes, segments and truesize (the
  * callers' tests before it are their own).  False: nothing changed. */
-#define MAX_SKB_FRAGS 17
 bool tcp_skb_try_coalesce(const struct tcp_conn *tc, struct skb *tail, const struct skb *skb)
 {
 	int frags = tcp_rx_frags(tc, tail) + tcp_rx_frags(tc, skb);

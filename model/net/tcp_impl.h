@@ -22,6 +22,7 @@
 #define TCP_INIT_CWND 10 /* include/net/tcp.h: the initial cwnd the kernel sizes buffers for */
 #define TCP_RMEM_TO_WIN_SCALE 8
 #define TCP_DEFAULT_SCALING_RATIO (1 << (TCP_RMEM_TO_WIN_SCALE - 1)) /* until a frame is measured */
+#define MAX_SKB_FRAGS 17 /* skb_shinfo()->frags[]: CONFIG_MAX_SKB_FRAGS's default */
 
 static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }

@@ -443,6 +443,15 @@ static uint32_t send_head_len(struct tcp_conn *tc)
 	return tc->send_head_len;
 }
 
+/* The pages a stream's bytes [seq, seq + len) span, pages of `page`
+ * bytes from the stream's start: an unsent skb's frags, its bytes being
+ * contiguous in them (sendfile's file pages, iperf3's blocks page-aligned;
+ * the socket's 32 KB page frags). */
+static int tx_pages(uint64_t seq, uint32_t len, uint64_t page)
+{
+	return len ? (int)((seq + len - 1) / page - seq / page + 1) : 0;
+}
+
 /*
  * tcp_grow_skb (6.10+, 8ee602c63520 "tcp: try to send bigger TSO packets"):
  * before tcp_write_xmit sends its head skb, up to `amount` bytes of the next
@@ -453,13 +462,22 @@ static uint32_t send_head_len(struct tcp_conn *tc)
  * allows more than sendmsg's size goal -- at MTU 65536, min_tso_segs' two
  * segments of 65,483 bytes where the goal is one -- it makes frames of
  * gso_max_size or more, which the stack cuts in software before the
- * device (netdev_sw_gso).  The model moves bytes, not frags: a skb_shift
- * that would pass MAX_SKB_FRAGS, which fails in the kernel, is not modelled.
+ * device (netdev_sw_gso).  skb_shift moves all of it or nothing: it fails
+ * when the frags it would take pass MAX_SKB_FRAGS (a first frag that
+ * continues the skb's last page merges into it).  sendfile's skbs hold
+ * the file's 4 KB pages, 16 or 17 to a 64 KB skb, so a full one takes no
+ * more than a short rest; copied data sits in 32 KB page frags, where the
+ * limit never binds (tx_pages).
  */
 static void grow_skb(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb, int64_t amount)
 {
 	struct skb *next = skb->next;
 	uint32_t n = (int64_t)next->len < amount ? next->len : (uint32_t)amount;
+	uint64_t page = tc->tx_page_frags ? 32768 : 4096, end = skb->seq + skb->len;
+	int to = tx_pages(skb->seq, skb->len, page);
+
+	if (to + tx_pages(next->seq, n, page) - ((end - 1) / page == next->seq / page) > MAX_SKB_FRAGS)
+		return; /* skb_shift: to == MAX_SKB_FRAGS */
 
 	skb->len += n;
 	skb->truesize += (int)n;
