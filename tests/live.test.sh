@@ -816,6 +816,39 @@ expect_fail "wakeups-live --prices of no profile" 1 "no --profile run in" bash $
 # function, so each CPU's shares add up to 100 (idle samples left out)
 expect_eq "$(bash $WL --parse-profile "$T/perf.txt" | sed -n '/by tcpsim cost key/,$p' | awk '$2 ~ /^[a-z_]+$/ && $3 ~ /^[0-9.]+$/ { print $2, $3, $4 }' | tr '\n' ';')" \
 	"poll 0.0 50.0;copy_byte 50.0 0.0;rx_frame 50.0 0.0;rx_tcp 0.0 50.0;" "wakeups-live --parse-profile: the shares by cost key"
+# the reader's read() and its socket: of the reader CPU's busy samples,
+# those with ksys_read on the stack, the share of them inside lock_sock ..
+# release_sock (tcp_recvmsg_locked, lock_sock_nested or release_sock on
+# the stack), and the same for those of the syscall key; idle samples and
+# the writer's CPU left out
+cat >"$T/perf-owned.txt" <<'PERF'
+iperf3 [001]
+	ffffffff81000006 _copy_to_iter
+	ffffffff81000007 tcp_recvmsg_locked
+	ffffffff81000008 ksys_read
+
+iperf3 [001]
+	ffffffff81000007 tcp_recvmsg_locked
+	ffffffff81000009 tcp_recvmsg
+	ffffffff81000008 ksys_read
+
+iperf3 [001]
+	ffffffff8100000a vfs_read
+	ffffffff81000008 ksys_read
+
+iperf3 [001]
+	ffffffff8100000b do_select
+	ffffffff8100000c __x64_sys_pselect6
+
+swapper [001]
+	ffffffff8100000d do_idle
+
+iperf3 [000]
+	ffffffff8100000a vfs_read
+	ffffffff81000008 ksys_read
+PERF
+expect_eq "$(bash $WL --parse-profile "$T/perf-owned.txt" 2>&1 | sed -n 's/^#   read(): \([0-9.]*\)% .*; \([0-9.]*\)% of them hold the socket; of its syscall-key ones, \([0-9.]*\)% of the busy samples, \([0-9.]*\)% do .*/\1 \2 \3 \4/p')" \
+	"75.0 66.7 50.0 50.0" "wakeups-live --parse-profile: the reader's read() and its socket"
 # an idle CPU's samples (the idle loop's leaf-most known function) are
 # counted apart and left out of the shares; an interrupt taken in the idle
 # loop is busy
