@@ -82,11 +82,33 @@ static bool select_due(const struct task *t)
 	return since == 0 || since >= IPERF3_MULTISEND;
 }
 
+/* A read()'s cost.syscall: its entry (syscall entry, fdget, vfs_read,
+ * sock_recvmsg) before tcp_recvmsg takes the socket, and its own code
+ * under lock_sock (tcp_recvmsg_locked's walk of the queue,
+ * tcp_rcv_space_adjust, __tcp_cleanup_rbuf, release_sock), host
+ * .recv_locked_share of it, charged in the step that takes the socket
+ * (4.14+, where the read takes its socket after its entry:
+ * locks_after_entry).  On amd-epyc-2cpu-2596 69-76% of the read's
+ * syscall-key samples hold the socket, 90-94% of all its samples
+ * (tools/wakeups-live --profile, validation/live/README.md). */
+static double read_locked_share(const struct cpu *c)
+{
+	return host_kernel_at_least(c->host, 4, 14) ? c->host->cfg->recv_locked_share : 0;
+}
+
+static void read_locked_part(struct sim *sim, struct cpu *c)
+{
+	double share = read_locked_share(c);
+
+	if (share > 0)
+		cpu_charge(sim, c, COST_SYSCALL, share * c->host->cfg->cost_cycles[COST_SYSCALL]);
+}
+
 static void call_begin(struct sim *sim, struct cpu *c, struct task *t, bool sender)
 {
 	const double *cost = c->host->cfg->cost_cycles;
 	start_call(sim, c, t, sender);
-	cpu_charge(sim, c, COST_SYSCALL, cost[COST_SYSCALL]);
+	cpu_charge(sim, c, COST_SYSCALL, (sender ? 1 : 1 - read_locked_share(c)) * cost[COST_SYSCALL]);
 	if (sim->sc->loop != LOOP_IPERF3)
 		return;
 	if (sender) {
@@ -165,9 +187,10 @@ static bool writer_release(struct sim *sim, struct cpu *c, struct task *t)
 }
 
 /* tcp_recvmsg takes the socket (lock_sock) only after the read()'s entry:
- * the syscall's own work (entry, fdget, sock_recvmsg; cost.syscall) runs
- * with the socket free, so what arrives meanwhile is the softirq's (a
- * frame's TCP work), not the reader's release_sock.  On the 2695 MHz EPYC
+ * the entry (syscall entry, fdget, sock_recvmsg: cost.syscall less
+ * host.recv_locked_share of it, read_locked_share) runs with the socket
+ * free, so what arrives meanwhile is the softirq's (a frame's TCP work),
+ * not the reader's release_sock.  On the 2695 MHz EPYC
  * guest (validation/live/README.md, "Where the calls hold the socket")
  * tcp_recvmsg_locked is 73-83% of ksys_read's samples; do_syscall_64 adds
  * more outside both.  From 4.14 (with owns_through_step: the 3.x
@@ -571,6 +594,7 @@ static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task
 	if (!t->in_call && t->app->entering) {
 		t->app->entering = false; /* lock_sock: what arrives from here on waits in the backlog */
 		t->in_call = true;
+		read_locked_part(sim, c);
 	} else if (!t->in_call) {
 		if (sim->sc->loop == LOOP_IPERF3) {
 			/* iperf_run_server: select() until the socket is readable
@@ -591,7 +615,7 @@ static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task
 			}
 			t->app->in_select = false;
 			start_call(sim, c, t, false);
-			cpu_charge(sim, c, COST_SYSCALL, c->host->cfg->cost_cycles[COST_SYSCALL]);
+			cpu_charge(sim, c, COST_SYSCALL, (1 - read_locked_share(c)) * c->host->cfg->cost_cycles[COST_SYSCALL]);
 			t->app->call_done = 0;
 			if (locks_after_entry(c))
 				t->app->entering = true; /* the socket is not ours until the next step */

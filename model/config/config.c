@@ -209,6 +209,10 @@ static const struct row rows[] = {
 		 "an IPI meanwhile costs cost.ipi_send_polled and the vCPU runs vm_halt_poll_exit later; 0 = none"},
 	{HKEY("vm_halt_poll_exit"), .type = T_TIME, HC(vm_halt_poll_exit_ns), .min = 0, .max = SEC, .def = "0",
 	 .unit = "us", .help = "exit latency of a halted vCPU its hypervisor still polls (host.vm_halt_poll)"},
+	{HKEY("recv_locked_share"), .type = T_DOUBLE, HC(recv_locked_share), .min = 0, .max = 1, .def = "0", .unit = "",
+	 .help = "4.14+: the share of a read()'s cost.syscall it spends holding its socket (tcp_recvmsg_locked, "
+		 "lock_sock .. release_sock); the rest is its entry, before lock_sock.  tools/wakeups-live --profile "
+		 "measures it (the read's syscall-key samples that hold the socket); 0 = all before"},
 	{HKEY("speed_sd"), .type = T_DOUBLE, HC(speed_sd), .min = 0, .max = 1, .def = "0", .unit = "",
 	 .help = "a VM whose vCPUs share their cores with other work: the s.d. of each CPU's log speed, which wanders "
 		 "(an Ornstein-Uhlenbeck process, each CPU's drawn apart from a stream of its own); tools/bin/cpuspeed "

@@ -88,6 +88,11 @@ struct host_cfg {
 	 * polling (sched.c: host_polls_vcpu) */
 	sim_ns vm_halt_poll_ns;
 	sim_ns vm_halt_poll_exit_ns;
+	/* 4.14+: the share of a read()'s cost.syscall charged after the read
+	 * takes its socket (tcp_recvmsg -> lock_sock -> tcp_recvmsg_locked:
+	 * the read's own kernel code, most of it under the lock), the rest at
+	 * its entry, before; 0 = all at the entry (app.c: receiver_step) */
+	double recv_locked_share;
 	/* a VM guest: an IPI reaches a vCPU that is not halted (running, or on
 	 * its way into idle) ipi_latency_ns after it was sent -- the host must
 	 * stop the vCPU to inject it; a queued wakeup (wake list) waits for it,
