@@ -467,7 +467,7 @@ static int tx_pages(uint64_t seq, uint32_t len, uint64_t page)
  * continues the skb's last page merges into it).  sendfile's skbs hold
  * the file's 4 KB pages, 16 or 17 to a 64 KB skb, so a full one takes no
  * more than a short rest; copied data sits in 32 KB page frags, where the
- * limit never binds (tx_pages).
+ * limit binds only past 17 of them, 544 KB (tx_pages).
  */
 static void grow_skb(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb *skb, int64_t amount)
 {
