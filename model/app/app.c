@@ -96,6 +96,15 @@ static double read_locked_share(const struct cpu *c)
 	return host_kernel_at_least(c->host, 4, 14) ? c->host->cfg->recv_locked_share : 0;
 }
 
+/* A call's entry: a write's whole cost.syscall, a read's less the part
+ * read_locked_part charges once it holds its socket */
+static void call_entry(struct sim *sim, struct cpu *c, bool sender)
+{
+	double part = sender ? 1 : 1 - read_locked_share(c);
+
+	cpu_charge(sim, c, COST_SYSCALL, part * c->host->cfg->cost_cycles[COST_SYSCALL]);
+}
+
 static void read_locked_part(struct sim *sim, struct cpu *c)
 {
 	double share = read_locked_share(c);
@@ -108,7 +117,7 @@ static void call_begin(struct sim *sim, struct cpu *c, struct task *t, bool send
 {
 	const double *cost = c->host->cfg->cost_cycles;
 	start_call(sim, c, t, sender);
-	cpu_charge(sim, c, COST_SYSCALL, (sender ? 1 : 1 - read_locked_share(c)) * cost[COST_SYSCALL]);
+	call_entry(sim, c, sender);
 	if (sim->sc->loop != LOOP_IPERF3)
 		return;
 	if (sender) {
@@ -615,7 +624,7 @@ static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task
 			}
 			t->app->in_select = false;
 			start_call(sim, c, t, false);
-			cpu_charge(sim, c, COST_SYSCALL, (1 - read_locked_share(c)) * c->host->cfg->cost_cycles[COST_SYSCALL]);
+			call_entry(sim, c, false);
 			t->app->call_done = 0;
 			if (locks_after_entry(c))
 				t->app->entering = true; /* the socket is not ours until the next step */
