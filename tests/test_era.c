@@ -383,7 +383,57 @@ static void test_sendfile_frags_stop_the_growth(void **state)
 	expect_range(m_of(&spliced, "snd_rwnd_limited_pct"), 50, 100, "sendfile: the window stops the sender");
 	expect_range(m_of(&copied, "segs_per_frame"), 1.3, 2, "write(): frames grown to two MSS");
 	expect_range(m_of(&spliced, "segs_per_frame"), 1, 1.02, "sendfile: one MSS a frame, 17 frags at most");
-	expect_range(spliced.host_cat_pct[0][COST_TX_SEG], 0, 0, "sendfile: nothing cut in software");
+	/* (a frame or two of the start may still grow: 0.0002% of the time) */
+	expect_range(spliced.host_cat_pct[0][COST_TX_SEG], 0, 0.01, "sendfile: next to nothing cut in software");
+}
+
+/* A frame the reader's CPU sends from its own NET_RX run (on lo the
+ * reader's ACK, received there, opens the writer's window and tcp_ack
+ * sends the next frame) is received in that run, before net_rx_action
+ * returns to the reader: the writer's next frame, sent later from its own
+ * CPU, never overtakes it.  (amd-epyc-2cpu-2596 with sendfile: TCPOFOQueue
+ * 0-15 a second on every row, TCPSackRecovery at most 3; the model, when
+ * it left that frame for a step after the reader's whole chunk, 790
+ * out-of-order frames and 740 recoveries a second at MTU 1500 with
+ * 256 KB sendfile calls.) */
+static void test_softirq_receives_what_it_sent(void **state)
+{
+	struct scenario sc;
+	struct metrics m;
+	(void)state;
+	live_lo(&sc, "scenarios/live/amd-epyc-2cpu-2596-lo.cfg", "1500", "256K");
+	set(&sc, "app.test", "TCP_SENDFILE");
+	run(&sc, &m);
+	expect_range(m_of(&m, "snd_rwnd_limited_pct"), 50, 100, "the window stops the sender: the reader's ACKs send");
+	expect_range(m_of(&m, "ofo_per_s"), 0, 50, "no frame overtaken");
+	expect_range(m_of(&m, "recoveries_per_s"), 0, 50, "no spurious fast retransmit");
+}
+
+/* iperf3's server reads a non-blocking socket: a 4.14+ read copies the
+ * receive queue it finds and returns when that is empty (tcp_recvmsg_
+ * locked's !timeo break), the frames that reached its backlog meanwhile
+ * left to its release_sock and the next read; each read's
+ * tcp_cleanup_rbuf then ACKs what it took.  (amd-epyc-2cpu-2596, MTU
+ * 1500, 16 KB writes: the reads send 94.4% of the ACKs, tools/wakeups-live
+ * --acks; the model 70% in this run before the rule, one read a write.)
+ * netperf's blocking read goes on with what its backlog brought. */
+static void test_nonblocking_read_ends_at_the_queue(void **state)
+{
+	struct scenario sc;
+	struct metrics nonblocking, blocking;
+	(void)state;
+	live_lo(&sc, "scenarios/live/amd-epyc-2cpu-2596-lo.cfg", "1500", "16K");
+	run(&sc, &nonblocking);
+	set(&sc, "app.loop", "netperf");
+	run(&sc, &blocking);
+	double share = m_of(&nonblocking, "acks_read_per_s") / m_of(&nonblocking, "acks_per_s");
+	double share_blocking = m_of(&blocking, "acks_read_per_s") / m_of(&blocking, "acks_per_s");
+	expect_range(share, 0.8, 1, "iperf3: the reads send the ACKs");
+	expect_range(m_of(&nonblocking, "reads_per_s") / m_of(&nonblocking, "writes_per_s"), 1.05, 2,
+		     "iperf3: reads end short, more of them than writes");
+	if (!(share_blocking < share))
+		fail_msg("the reads' share of the ACKs: %.3f blocking (netperf) against %.3f non-blocking", share_blocking,
+			 share);
 }
 
 /* A 4.14+ read() takes its socket after its entry, and from there runs
@@ -1257,12 +1307,14 @@ static void test_ipi_latency_delays_a_queued_wakeup(void **state)
 	expect_range(m_of(&now, "wakeups_per_s"), 1000, 1e9, "the reader sleeps and is woken");
 	expect_range(m_of(&now, "cal_ipis_per_s"), 0.9 * m_of(&now, "wakeups_per_s"), 1e9, "a CAL per wakeup");
 	expect_range(m_of(&late, "cal_ipis_per_s"), 0.9 * m_of(&late, "wakeups_per_s"), 1e9, "late: still a CAL per wakeup");
-	if (!(m_of(&late, "wakeups_per_s") < 0.7 * m_of(&now, "wakeups_per_s")))
+	if (!(m_of(&late, "wakeups_per_s") < 0.9 * m_of(&now, "wakeups_per_s")))
 		fail_msg("ipi_latency 26 us: %.0f wakeups/s against %.0f at once", m_of(&late, "wakeups_per_s"),
 			 m_of(&now, "wakeups_per_s"));
 	/* each wakeup spared is an IPI the writer does not pay (cost.ipi_send,
-	 * 15 us here): half the wakeups, some 7% of its CPU */
-	if (!(m_of(&late, "throughput_mbps") > 1.04 * m_of(&now, "throughput_mbps")))
+	 * 15 us here): a sixth of the wakeups, some 3% of its CPU (half and
+	 * 7% before iperf3's non-blocking read ended at the empty receive
+	 * queue, reads_nonblocking in model/app/app.c) */
+	if (!(m_of(&late, "throughput_mbps") > 1.02 * m_of(&now, "throughput_mbps")))
 		fail_msg("ipi_latency 26 us: %.0f Mbit/s against %.0f at once", m_of(&late, "throughput_mbps"),
 			 m_of(&now, "throughput_mbps"));
 	/* frames 200 us apart: every wakeup finds the reader's CPU halted */
@@ -1294,7 +1346,10 @@ static void test_ipi_latency_delays_a_queued_wakeup(void **state)
  * the reader takes its socket after its read()'s entry (the model from
  * 4.14), the pinned prices leave the MTU 9000 reader behind from either
  * start, the machine's state; a reader's copy at 0.065 cycles a byte
- * (0.093 pinned) shows both states there. */
+ * (0.093 pinned) shows both states there.  Since a frame the reader's
+ * own softirq sends is received in that run (test_softirq_receives_what_
+ * it_sent), the pinned copy leaves MTU 1500 keeping up from either start;
+ * a copy at 0.13 (0.12-0.14) shows both states there, and 6.9 one. */
 static void test_late_reader_finds_the_other_steady_state(void **state)
 {
 	struct scenario sc;
@@ -1304,8 +1359,8 @@ static void test_late_reader_finds_the_other_steady_state(void **state)
 		for (int late = 0; late < 2; late++) {
 			live_intel_lo(&sc, mtu ? "9000" : "1500", "4K");
 			pin_fitted_intel(&sc);
-			if (mtu) /* see above: the pinned prices leave only the behind state */
-				set(&sc, "cost.recv_copy_byte", "0.065");
+			/* see above: the pinned prices leave one state at each MTU */
+			set(&sc, "cost.recv_copy_byte", mtu ? "0.065" : "0.13");
 			set(&sc, "app.recv_start", late ? "2ms" : "0");
 			run(&sc, &m[mtu][late]);
 		}
@@ -1335,6 +1390,7 @@ static void test_late_reader_finds_the_other_steady_state(void **state)
 	struct metrics old;
 	live_intel_lo(&sc, "1500", "4K");
 	pin_fitted_intel(&sc);
+	set(&sc, "cost.recv_copy_byte", "0.13");
 	set(&sc, "host.kernel", "6.9");
 	set(&sc, "app.recv_start", "2ms");
 	run(&sc, &old);
@@ -1538,6 +1594,8 @@ int main(void)
 		cmocka_unit_test(test_lo_segments_without_tso),
 		cmocka_unit_test(test_grown_frames_cut_in_software_since_6_10),
 		cmocka_unit_test(test_sendfile_frags_stop_the_growth),
+		cmocka_unit_test(test_softirq_receives_what_it_sent),
+		cmocka_unit_test(test_nonblocking_read_ends_at_the_queue),
 		cmocka_unit_test(test_read_holds_its_socket_for_its_own_code),
 		cmocka_unit_test(test_veth_gro_merges_what_was_segmented),
 		cmocka_unit_test(test_release_receives_what_it_sent_since_4_14),

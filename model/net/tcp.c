@@ -373,11 +373,18 @@ int64_t tcp_reader_backlog_one(struct sim *sim, struct cpu *c, struct tcp_conn *
 	 * BH while processing socket backlog") __release_sock runs with them on */
 	c->bh_off = skb != NULL && !host_kernel_at_least(c->host, 4, 7);
 	if (!skb) {
-		/* tcp_release_cb: the ACK the drain deferred, if still due */
+		/* tcp_release_cb: the ACK the drain deferred, if still due.
+		 * release_sock calls it under spin_lock_bh and clears the
+		 * ownership before spin_unlock_bh runs the softirq: the NET_RX
+		 * that takes the ACK (and on lo the frame it sends) comes after
+		 * the release, so what that frame brings is not the backlog's */
 		if (tc->ack_deferred) {
+			bool bh_off = c->bh_off;
 			tc->ack_deferred = false;
+			c->bh_off = true;
 			if (tc->rcv_nxt > tc->rcv_wup)
 				tcp_send_ack(sim, c, tc, &sim->cnt.acks_rx);
+			c->bh_off = bh_off;
 		}
 		return -1;
 	}
