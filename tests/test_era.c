@@ -393,7 +393,7 @@ static void test_sendfile_frags_stop_the_growth(void **state)
  * returns to the reader: the writer's next frame, sent later from its own
  * CPU, never overtakes it.  (amd-epyc-2cpu-2596 with sendfile: TCPOFOQueue
  * 0-15 a second on every row, TCPSackRecovery at most 3; the model, when
- * it left that frame for a step after the reader's whole chunk, 790
+ * it left that frame for a step after the reader's whole chunk, 792
  * out-of-order frames and 740 recoveries a second at MTU 1500 with
  * 256 KB sendfile calls.) */
 static void test_softirq_receives_what_it_sent(void **state)
