@@ -655,20 +655,11 @@ static enum app_result receiver_step(struct sim *sim, struct cpu *c, struct task
 		t->in_call = true;
 	}
 	want = sim->sc->recv_size - t->app->call_done;
-	if (reads_nonblocking(sim, c)) {
-		if (tc->rq.head) {
-			n = tcp_recv_copy(sim, c, tc, want > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)want);
-			receiver_copied(sim, c, t, n);
-			return APP_RAN;
-		}
-		if (t->app->call_done > 0) {
-			t->app->releasing = !receiver_return(sim, c, t); /* the backlog is release_sock's */
-			return APP_RAN;
-		}
-	}
 	/* frames left to us (prequeue, sk_backlog) first: their TCP work is
-	 * ours, and one that fits is copied straight into our buffer */
-	{
+	 * ours, and one that fits is copied straight into our buffer; a
+	 * non-blocking read copies its queue and, that empty with something
+	 * copied, returns: the backlog is its release_sock's */
+	if (!reads_nonblocking(sim, c) || (!tc->rq.head && t->app->call_done == 0)) {
 		int64_t direct = tcp_reader_backlog_one(sim, c, tc, want);
 		if (direct >= 0) {
 			if (direct > 0)

@@ -319,8 +319,6 @@ void cpu_softirq_inline(struct sim *sim, struct cpu *c)
 
 	if (ctx != CTX_PROCESS || c->bh_off)
 		return;
-	uint32_t own = c->backlog.len; /* this transmit's skbs, queued before the run */
-
 	c->step_ctx = CTX_SOFTIRQ; /* charged as softirq time, within this step */
 	/* from 4.14 (the owner holds its socket through its step): only the
 	 * first packet within the sender's step; the rest, each a step of its
@@ -328,10 +326,10 @@ void cpu_softirq_inline(struct sim *sim, struct cpu *c)
 	 * a GSO frame arrive one after another, not all at one instant.
 	 * A frame that packet's own work sent from this softirq (on lo: an
 	 * ACK that opened the writer's window, tcp_ack -> tcp_data_snd_check)
-	 * is taken in the same run once the transmit's own skbs are done:
-	 * process_backlog finds it on this CPU's queue before net_rx_action
-	 * returns to the task, all while the writer's socket is still
-	 * spinlocked or just unlocked.  Left for a step after the task's
+	 * is taken in the same step when the packet was alone on the queue
+	 * (softirq_step): process_backlog finds it on this CPU's queue before
+	 * net_rx_action returns to the task, all while the writer's socket is
+	 * still spinlocked or just unlocked.  Left for a step after the task's
 	 * whole chunk, it waited there microseconds while the writer, free
 	 * in the model though not in the kernel, sent the next frame from
 	 * its own CPU, which overtook it: out-of-order data and spurious
@@ -341,11 +339,8 @@ void cpu_softirq_inline(struct sim *sim, struct cpu *c)
 	while (softirq_pending(c)) {
 		bool pkt = c->in_netrx && c->netrx_budget > 0 && c->backlog.len && !c->netrx_pending;
 		softirq_step(sim, c);
-		if (pkt && host_kernel_at_least(c->host, 4, 14)) {
-			if (own > 1 || !c->backlog.len)
-				break;
-			own = 0; /* what is queued now, this run sent */
-		}
+		if (pkt && host_kernel_at_least(c->host, 4, 14))
+			break;
 	}
 	c->step_ctx = ctx;
 }
