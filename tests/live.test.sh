@@ -317,15 +317,22 @@ expect_fail "procstat incomplete snapshot" 1 "$T/half/softirqs" "$BIN/procstat" 
 # --- primcost: the machine's primitive costs (a quick run) -----------------
 "$BIN/primcost" --quick -o "$T/pc.csv" >"$T/pc.out" 2>"$T/err"
 expect_eq "$?:$(cat "$T/err")" "0:" "primcost --quick"
-expect_eq "$(awk 'END { print NR }' "$T/pc.csv")" 13 "primcost: header + 12 primitives"
+expect_eq "$(awk 'END { print NR }' "$T/pc.csv")" 16 "primcost: header + 15 primitives"
 for p in idle_poll idle_exit; do # a window and a latency: zero is a measurement
 	v=$(field "$T/pc.csv" primitive $p ns)
 	if awk -v v="$v" 'BEGIN { exit !(v ~ /^[0-9.e+-]+$/ && v + 0 >= 0) }'; then ok; else bad "primcost $p: ns '$v' is not a number >= 0"; fi
 done
 for p in timer_irq wake_idle_waker wake_idle_latency wake_busy_waker wake_busy_latency \
-	wake_same_waker wake_same_latency syscall copy_byte line_xfer; do
+	wake_same_waker wake_same_latency syscall copy_byte line_xfer pipe_rw; do
 	v=$(field "$T/pc.csv" primitive $p ns)
 	if awk -v v="$v" 'BEGIN { exit !(v ~ /^[0-9.e+-]+$/ && v + 0 > 0) }'; then ok; else bad "primcost $p: ns '$v' is not a positive number"; fi
+	grep -q "^$p " "$T/pc.out" && ok || bad "primcost table lacks $p"
+done
+# a switch and a wakeup are differences of two timings (a quick run on a busy
+# machine may take them below zero): numbers, in the table
+for p in ctxsw wakeup; do
+	v=$(field "$T/pc.csv" primitive $p ns)
+	if awk -v v="$v" 'BEGIN { exit !(v ~ /^-?[0-9.e+-]+$/) }'; then ok; else bad "primcost $p: ns '$v' is not a number"; fi
 	grep -q "^$p " "$T/pc.out" && ok || bad "primcost table lacks $p"
 done
 # its profile fragment reads back: a scenario that includes it runs
@@ -333,7 +340,7 @@ done
 expect_eq "$?:$(cat "$T/err")" "0:" "primcost --quick --cfg"
 printf 'include = %s\n[run]\nduration = 20ms\nwarmup = 5ms\nbatch = 5ms\n[host]\ncpus = 2\nkernel = 6.18\n' "$T/pc.cfg" >"$T/pcrun.cfg"
 if "$TCPSIM" "$T/pcrun.cfg" --format csv >"$T/sim" 2>"$T/err"; then ok; else bad "tcpsim with primcost's fragment: $(cat "$T/err")"; fi
-for k in host.idle_poll host.idle_exit cost.ipi_send cost.timer_irq cost.syscall; do
+for k in host.idle_poll host.idle_exit cost.ipi_send cost.timer_irq cost.syscall cost.ctxsw cost.wakeup; do
 	grep -q "^${k#*.} = " "$T/pc.cfg" && ok || bad "primcost --cfg lacks $k"
 done
 # a guest that never polls (cpuidle-haltpoll at 0 ns, or no cpuidle driver):
@@ -343,6 +350,19 @@ if grep -q "^idle_poll = 0ns" "$T/pc.cfg"; then
 	want=$(awk '/^; wake_idle_latency [0-9]+ ns - wake_busy_latency [0-9]+ ns/ { d = $3 - $7; print (d > 0 ? d : 0) "ns" }' "$T/pc.cfg")
 	expect_eq "$(sed -n 's/^idle_exit = //p' "$T/pc.cfg")" "${want:-no comment}" "primcost --cfg: a never-polling guest's idle_exit"
 fi
+# --split-same: a host's switch and wakeup from its recorded same-CPU wakeup
+# (latency less a syscall, the mean over the files), split as a measured run
+# splits its own: (5000 - 2000 + 6000 - 3000) / 2 = 3000 cycles, 60% ctxsw
+printf '"primitive","ns","cycles"\n"wake_same_latency","1","5000"\n"syscall","1","2000"\n' >"$T/ps1.csv"
+printf '"primitive","ns","cycles"\n"syscall","1","3000"\n"wake_same_latency","1","6000"\n' >"$T/ps2.csv"
+printf '"primitive","ns","cycles"\n"ctxsw","1","1200"\n"wakeup","1","800"\n' >"$T/psby.csv"
+"$BIN/primcost" --split-same "$T/ps1.csv,$T/ps2.csv" --by "$T/psby.csv" >"$T/ps.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "primcost --split-same"
+expect_eq "$(sed -n 's/^ctxsw = //p; s/^wakeup = //p' "$T/ps.out" | paste -s -d' ' -)" "1200 1800" "primcost --split-same: wakeup and ctxsw"
+expect_fail "primcost --split-same without --by" 2 "needs --by" "$BIN/primcost" --split-same "$T/ps1.csv"
+expect_fail "primcost --split-same, a row missing" 1 "no row 'ctxsw'" "$BIN/primcost" --split-same "$T/ps1.csv" --by "$T/ps1.csv"
+printf '"primitive","ns","cycles"\n"ctxsw","1","x"\n"wakeup","1","800"\n' >"$T/psbad.csv"
+expect_fail "primcost --split-same, not a number" 1 "psbad.csv:2: ctxsw" "$BIN/primcost" --split-same "$T/ps1.csv" --by "$T/psbad.csv"
 # --sweep: the polling sweep after the table, a row per gap (0..200 us), a
 # waker's cost and a latency per round (3 with --quick), all positive
 "$BIN/primcost" --quick --sweep --cfg "$T/pcs.cfg" >"$T/pcs.out" 2>"$T/err"

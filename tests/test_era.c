@@ -428,10 +428,13 @@ static void test_nonblocking_read_ends_at_the_queue(void **state)
 	run(&sc, &blocking);
 	double share = m_of(&nonblocking, "acks_read_per_s") / m_of(&nonblocking, "acks_per_s");
 	double share_blocking = m_of(&blocking, "acks_read_per_s") / m_of(&blocking, "acks_per_s");
-	expect_range(share, 0.8, 1, "iperf3: the reads send the ACKs");
+	/* the machine: 94.4% (amd-epyc-2cpu-2596, tools/wakeups-live --acks);
+	 * the model at the profile's prices (a switch and a wakeup as primcost
+	 * gives them since 2026-12-07) 78%, its blocking read 74% */
+	expect_range(share, 0.7, 1, "iperf3: the reads send the ACKs");
 	expect_range(m_of(&nonblocking, "reads_per_s") / m_of(&nonblocking, "writes_per_s"), 1.05, 2,
 		     "iperf3: reads end short, more of them than writes");
-	if (!(share_blocking < share))
+	if (!(share_blocking + 0.02 < share))
 		fail_msg("the reads' share of the ACKs: %.3f blocking (netperf) against %.3f non-blocking", share_blocking,
 			 share);
 }
@@ -1301,6 +1304,11 @@ static void test_ipi_latency_delays_a_queued_wakeup(void **state)
 		set(&sc, "cost.recv_copy_byte", "0");
 		set(&sc, "cost.copy_xcpu", "0");
 		set(&sc, "cost.poll", "2280");
+		/* and its switch and wakeup before primcost measured them (1,237
+		 * and 797 since 2026-12-07: there some wakeups find the reader's
+		 * CPU still polling, and fewer take a CAL) */
+		set(&sc, "cost.ctxsw", "4200");
+		set(&sc, "cost.wakeup", "5600");
 		set(&sc, "host.ipi_latency", k ? "26us" : "0");
 		run(&sc, k ? &late : &now);
 	}

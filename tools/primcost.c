@@ -42,6 +42,20 @@
  *   idle_exit         the latency to a halted B (wake_idle_latency) minus the
  *                     latency at the largest gap still inside the window: B's
  *                     exit from halt (host.idle_exit)
+ *   ctxsw             one context switch (cost.ctxsw: __schedule's pick and
+ *                     switch): two threads on A take turns by sched_yield();
+ *                     their CPU time (CLOCK_THREAD_CPUTIME_ID, so another task
+ *                     on A does not count) less a syscall (getppid, CPU time) per
+ *                     yield, over the switches both threads' RUSAGE_THREAD
+ *                     counts
+ *   pipe_rw           a 16-byte write() and read() of one pipe on A with no
+ *                     reader waiting, per pair
+ *   wakeup            one sleep and wakeup on A (cost.wakeup: try_to_wake_up,
+ *                     and the sleeper's way off the run queue): two threads on
+ *                     A ping-pong 16 bytes through two pipes; their CPU time less
+ *                     a pipe_rw per message and a ctxsw per switch, over the
+ *                     voluntary switches (each a read() that slept, so one
+ *                     wakeup each)
  * With --sweep, each round's gaps are printed after the table (gap, the
  * waker's cost, the latency): where the waker's cost does not fall at the
  * small gaps, B did not poll, and idle_poll and idle_exit are noise.  Then,
@@ -89,11 +103,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "csvread.h"
 #include "err.h"
 #include "outfile.h"
 #include "procstat.h"
@@ -109,8 +125,8 @@ static const double sweep_gaps_us[SWEEP_GAPS] = {0, 1, 2, 3, 4, 6, 8, 12, 16, 24
 
 static const char usage_text[] =
 	"usage: " PROG " [--cpus A,B] [--quick] [--sweep] [-o OUT.csv] [--cfg OUT.cfg]\n"
-	"  Measures timer-interrupt, wakeup (idle, busy and same CPU), syscall and copy\n"
-	"  costs, and the idle CPU's polling window and exit latency, on CPUs A and B\n"
+	"  Measures timer-interrupt, wakeup (idle, busy and same CPU), context-switch, syscall\n"
+	"  and copy costs, and the idle CPU's polling window and exit latency, on CPUs A and B\n"
 	"  (default 0,1); prints a table, writes OUT.csv with -o and a tcpsim profile\n"
 	"  fragment of the primitives with --cfg.\n"
 	"  --quick: a run of under a second (for tests).\n"
@@ -128,11 +144,16 @@ static const char usage_text[] =
 	"  --wake-gaps G1,G2,...: measure only the wakeup A -> B after B idled G us (any gaps,\n"
 	"           e.g. past a hypervisor's halt polling): per gap and round, the waker's cost\n"
 	"           (its write()) and the latency to the reader running, medians, then the\n"
-	"           median over the rounds; B idles from a 20 us busy loop, as under load.\n";
+	"           median over the rounds; B idles from a 20 us busy loop, as under load.\n"
+	"  --split-same A.csv[,B.csv,...] --by M.csv: measure nothing; a host's ctxsw and wakeup\n"
+	"           (cost keys, cycles) from its recorded primcost CSVs: their sum is the same-CPU\n"
+	"           wakeup's latency less a syscall (the mean over the files), split as M.csv's\n"
+	"           measured ctxsw and wakeup split theirs.\n";
 
 enum prim {
 	P_TIMER, P_WAKE_IDLE_WAKER, P_WAKE_IDLE_LAT, P_WAKE_BUSY_WAKER, P_WAKE_BUSY_LAT,
-	P_WAKE_SAME_WAKER, P_WAKE_SAME_LAT, P_SYSCALL, P_COPY, P_LINE_XFER, P_IDLE_POLL, P_IDLE_EXIT, P_N
+	P_WAKE_SAME_WAKER, P_WAKE_SAME_LAT, P_SYSCALL, P_COPY, P_LINE_XFER, P_IDLE_POLL, P_IDLE_EXIT,
+	P_CTXSW, P_PIPE_RW, P_WAKEUP, P_N
 };
 
 static const struct {
@@ -150,6 +171,9 @@ static const struct {
 	[P_LINE_XFER] = {"line_xfer", "per line"},
 	[P_IDLE_POLL] = {"idle_poll", "window"},
 	[P_IDLE_EXIT] = {"idle_exit", "per wakeup"},
+	[P_CTXSW] = {"ctxsw", "per switch"},
+	[P_PIPE_RW] = {"pipe_rw", "per write+read"},
+	[P_WAKEUP] = {"wakeup", "per wakeup"},
 };
 
 /* The whole session: options, the clock rate, the figures per round. */
@@ -573,6 +597,158 @@ static int measure_syscall_copy(struct primcost *pc, int r, const char **why)
 	if (sum == 0xdeadbeef)
 		fputc(' ', stderr); /* keeps the copies observable */
 	pc->round_ns[P_COPY][r] = el / ((double)copies * BUF);
+	return 0;
+}
+
+/* ------------------------------------------------- ctxsw and wakeup */
+
+/* One of two threads on CPU A: n sched_yield()s, or (pipe mode) n 16-byte
+ * messages, read from in_fd and written to out_fd (`first` writes first).
+ * Each counts its own switches over its loop. */
+struct twin {
+	int cpu, pipe_mode, first, in_fd, out_fd, failed;
+	long n;
+	pthread_barrier_t *go;
+	double cpu_ns; /* the thread's CPU time over its loop */
+	long nvcsw, nivcsw;
+};
+
+static double thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void *twin_run(void *arg)
+{
+	struct twin *tw = arg;
+	struct rusage r0, r1;
+	char msg[16] = {0};
+
+	tw->failed = pin(tw->cpu) != 0;
+	pthread_barrier_wait(tw->go);
+	if (tw->failed)
+		return NULL;
+	getrusage(RUSAGE_THREAD, &r0);
+	double c0 = thread_cpu_ns();
+	for (long i = 0; i < tw->n && !tw->failed; i++) {
+		if (!tw->pipe_mode) {
+			sched_yield();
+			continue;
+		}
+		if (tw->first && write(tw->out_fd, msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+			tw->failed = 1;
+		if (read(tw->in_fd, msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+			tw->failed = 1;
+		if (!tw->first && write(tw->out_fd, msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+			tw->failed = 1;
+	}
+	tw->cpu_ns = thread_cpu_ns() - c0;
+	getrusage(RUSAGE_THREAD, &r1);
+	tw->nvcsw = r1.ru_nvcsw - r0.ru_nvcsw;
+	tw->nivcsw = r1.ru_nivcsw - r0.ru_nivcsw;
+	return NULL;
+}
+
+/* Two twins on A: their CPU time (ns: the time they held A, whatever else
+ * ran there meanwhile), switches and voluntary switches. */
+static int run_twins(struct primcost *pc, int pipe_mode, long n, double *span, long *sw, long *vol,
+		     const char **why)
+{
+	int ab[2], ba[2];
+	pthread_barrier_t go;
+	struct twin tw[2] = {{.cpu = pc->cpu_a, .pipe_mode = pipe_mode, .first = 1, .n = n, .go = &go},
+			     {.cpu = pc->cpu_a, .pipe_mode = pipe_mode, .first = 0, .n = n, .go = &go}};
+	pthread_t th[2];
+	int started = 0, rc = -1;
+
+	if (pipe(ab) != 0 || pipe(ba) != 0) {
+		*why = "pipe failed";
+		return -1;
+	}
+	tw[0].out_fd = ab[1];
+	tw[1].in_fd = ab[0];
+	tw[1].out_fd = ba[1];
+	tw[0].in_fd = ba[0];
+	pthread_barrier_init(&go, NULL, 3);
+	for (; started < 2; started++)
+		if (pthread_create(&th[started], NULL, twin_run, &tw[started]) != 0)
+			break;
+	if (started == 2)
+		pthread_barrier_wait(&go);
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	pthread_barrier_destroy(&go);
+	if (started < 2)
+		*why = "pthread_create failed";
+	else if (tw[0].failed || tw[1].failed)
+		*why = "cannot pin to CPU A, or the pipe ping-pong broke off";
+	else if (tw[0].nvcsw + tw[0].nivcsw + tw[1].nvcsw + tw[1].nivcsw == 0)
+		*why = "two threads on CPU A never switched";
+	else {
+		*span = tw[0].cpu_ns + tw[1].cpu_ns;
+		*sw = tw[0].nvcsw + tw[0].nivcsw + tw[1].nvcsw + tw[1].nivcsw;
+		*vol = tw[0].nvcsw + tw[1].nvcsw;
+		rc = 0;
+	}
+	close(ab[0]);
+	close(ab[1]);
+	close(ba[0]);
+	close(ba[1]);
+	return rc;
+}
+
+/* ctxsw, pipe_rw and wakeup (see the header), each from CPU time: a task
+ * that shares A meanwhile does not count. */
+static int measure_switch_wake(struct primcost *pc, int r, const char **why)
+{
+	double span;
+	long sw, vol, n = (long)(100000 * pc->scale);
+	int fd[2];
+	char msg[16] = {0};
+
+	if (pin(pc->cpu_a) != 0) {
+		*why = "cannot pin to CPU A";
+		return -1;
+	}
+	/* the syscall each yield is, in CPU time as the yields are */
+	double c0 = thread_cpu_ns();
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	double sys_cpu = (thread_cpu_ns() - c0) / (double)n;
+	if (run_twins(pc, 0, n, &span, &sw, &vol, why))
+		return -1;
+	double ctxsw = (span - 2.0 * (double)n * sys_cpu) / (double)sw;
+	pc->round_ns[P_CTXSW][r] = ctxsw;
+
+	if (pipe(fd) != 0) {
+		*why = "pipe failed";
+		return -1;
+	}
+	c0 = thread_cpu_ns();
+	long i = 0;
+	for (; i < n; i++)
+		if (write(fd[1], msg, sizeof(msg)) != (ssize_t)sizeof(msg) ||
+		    read(fd[0], msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+			break;
+	double rw = (thread_cpu_ns() - c0) / (double)n;
+	close(fd[0]);
+	close(fd[1]);
+	if (i < n) {
+		*why = "a pipe write or read failed";
+		return -1;
+	}
+	pc->round_ns[P_PIPE_RW][r] = rw;
+
+	long m = n / 2;
+	if (run_twins(pc, 1, m, &span, &sw, &vol, why))
+		return -1;
+	if (vol == 0) {
+		*why = "no read() slept in the pipe ping-pong on CPU A";
+		return -1;
+	}
+	pc->round_ns[P_WAKEUP][r] = (span - 2.0 * (double)m * rw - (double)sw * ctxsw) / (double)vol;
 	return 0;
 }
 
@@ -1019,6 +1195,13 @@ static int write_cfg(const struct primcost *pc, const double *med, const char *p
 		med[P_WAKE_SAME_WAKER]);
 	fprintf(f, "ipi_send = %.0f\ntimer_irq = %.0f\nsyscall = %.0f\n",
 		fmax(0, med[P_WAKE_IDLE_WAKER] - med[P_WAKE_SAME_WAKER]) * cyc, med[P_TIMER] * cyc, med[P_SYSCALL] * cyc);
+	fprintf(f, "; measured, not fitted: ctxsw wakeup\n"
+		   "; two threads on CPU %d taking turns by sched_yield(), less a syscall a yield\n"
+		   "ctxsw = %.0f\n"
+		   "; a pipe ping-pong on CPU %d, less a pipe_rw (%.0f ns) a message and a ctxsw a switch,\n"
+		   "; per read() that slept\n"
+		   "wakeup = %.0f\n",
+		pc->cpu_a, fmax(0, med[P_CTXSW]) * cyc, pc->cpu_a, med[P_PIPE_RW], fmax(0, med[P_WAKEUP]) * cyc);
 	if (fclose(f) != 0) {
 		free(buf);
 		return 1;
@@ -1030,6 +1213,108 @@ static int write_cfg(const struct primcost *pc, const double *med, const char *p
 		return 1;
 	}
 	return 0;
+}
+
+/* ------------------------------------------- --split-same (no measuring) */
+
+/* The cycles of named primitives in one primcost CSV. */
+struct pc_rows {
+	const char *path;
+	const char *const *want;
+	int n;
+	double cyc[4];
+	int have[4];
+};
+
+static int pc_row(void *ctx, struct csvread_rec *rec, struct tcpsim_err *err)
+{
+	struct pc_rows *pr = ctx;
+	if (rec->n < 3 || strcmp(rec->field[0], "primitive") == 0)
+		return TCPSIM_OK;
+	for (int i = 0; i < pr->n; i++) {
+		if (strcmp(rec->field[0], pr->want[i]) != 0)
+			continue;
+		char *end;
+		double v = strtod(rec->field[2], &end);
+		if (end == rec->field[2] || *end != '\0' || !isfinite(v))
+			return err_set(err, TCPSIM_EUSAGE, "%s:%d: %s: cycles '%s' is not a number", pr->path,
+				       rec->line, pr->want[i], rec->field[2]);
+		pr->cyc[i] = v;
+		pr->have[i] = 1;
+	}
+	return TCPSIM_OK;
+}
+
+static int pc_read(const char *path, const char *const *want, int n, double *cyc)
+{
+	struct pc_rows pr = {.path = path, .want = want, .n = n};
+	struct tcpsim_err err = {0};
+	if (csvread_file(path, "primcost CSV", pc_row, &pr, &err)) {
+		fprintf(stderr, PROG ": %s\n", err.msg);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!pr.have[i]) {
+			fprintf(stderr, PROG ": %s: no row '%s' with its cycles\n", path, want[i]);
+			return -1;
+		}
+		cyc[i] = pr.cyc[i];
+	}
+	return 0;
+}
+
+/*
+ * --split-same A.csv[,B.csv] --by M.csv: a host's context switch and
+ * same-CPU wakeup where only the older primitives were recorded.  Their sum
+ * is the host's same-CPU wakeup latency less a syscall (the mean over the
+ * files: a session's start and end), split as M.csv (a primcost run that
+ * measured ctxsw and wakeup) splits its own; prints profile lines.
+ */
+static int split_same_main(const char *list, const char *by)
+{
+	static const char *const same[] = {"wake_same_latency", "syscall"};
+	static const char *const parts[] = {"ctxsw", "wakeup"};
+	double sum_lat = 0, sum_sys = 0, m[2];
+	int files = 0;
+	char *copy = xstrdup(list), *save = NULL;
+	int rc = 1;
+
+	if (!by) {
+		free(copy);
+		return usage("--split-same needs --by M.csv (a primcost run with ctxsw and wakeup)");
+	}
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		double v[2];
+		if (pc_read(tok, same, 2, v))
+			goto out;
+		sum_lat += v[0];
+		sum_sys += v[1];
+		files++;
+	}
+	if (files == 0) {
+		usage("--split-same takes A.csv[,B.csv,...]");
+		goto out;
+	}
+	if (pc_read(by, parts, 2, m))
+		goto out;
+	if (!(m[0] > 0 && m[1] > 0)) {
+		fprintf(stderr, PROG ": %s: ctxsw %.0f and wakeup %.0f cycles: both must be above 0 to split by\n", by,
+			m[0], m[1]);
+		goto out;
+	}
+	double lat = sum_lat / files, sys = sum_sys / files, d = lat - sys, share = m[0] / (m[0] + m[1]);
+	if (!(d > 0)) {
+		fprintf(stderr, PROG ": wake_same_latency %.0f - syscall %.0f cycles is not above 0\n", lat, sys);
+		goto out;
+	}
+	printf("; wake_same_latency %.0f - syscall %.0f = %.0f cycles (the mean of %d file%s),\n"
+	       "; split as %s splits its ctxsw %.0f and wakeup %.0f (%.0f%% ctxsw)\n"
+	       "wakeup = %.0f\nctxsw = %.0f\n",
+	       lat, sys, d, files, files == 1 ? "" : "s", by, m[0], m[1], 100 * share, d * (1 - share), d * share);
+	rc = 0;
+out:
+	free(copy);
+	return rc;
 }
 
 static int usage(const char *msg)
@@ -1045,10 +1330,11 @@ int main(int argc, char **argv)
 		{"fit-cheap-at", required_argument, NULL, 'A'}, {"fit-cheap-normal", required_argument, NULL, 'N'},
 		{"output", required_argument, NULL, 'o'}, {"cfg", required_argument, NULL, 'C'},
 		{"wake-gaps", required_argument, NULL, 'W'}, {"help", no_argument, NULL, 'h'},
+		{"split-same", required_argument, NULL, 'S'}, {"by", required_argument, NULL, 'B'},
 		{NULL, 0, NULL, 0},
 	};
 	struct primcost pc = {.cpu_a = 0, .cpu_b = 1, .rounds = MAX_ROUNDS, .scale = 1};
-	const char *out = NULL, *cfg = NULL, *wake_gaps = NULL;
+	const char *out = NULL, *cfg = NULL, *wake_gaps = NULL, *split = NULL, *by = NULL;
 	int c, sweep = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "o:h", lopts, NULL)) != -1) {
@@ -1075,12 +1361,18 @@ int main(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'C': cfg = optarg; break;
 		case 'W': wake_gaps = optarg; break;
+		case 'S': split = optarg; break;
+		case 'B': by = optarg; break;
 		case 'h': fputs(usage_text, stdout); return 0;
 		default: return tool_bad_option(PROG, usage_text, argv);
 		}
 	}
 	if (optind != argc)
 		return usage("unexpected argument");
+	if (split)
+		return split_same_main(split, by);
+	if (by)
+		return usage("--by goes with --split-same");
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	if (pc.cpu_a >= ncpus || pc.cpu_b >= ncpus) {
 		fprintf(stderr, PROG ": --cpus %d,%d: this machine has CPUs 0..%ld online\n", pc.cpu_a,
@@ -1092,7 +1384,8 @@ int main(int argc, char **argv)
 		return wake_gaps_main(&pc, wake_gaps);
 	const char *why = NULL;
 	for (int r = 0; r < pc.rounds; r++) {
-		if (measure_syscall_copy(&pc, r, &why) || measure_line_xfer(&pc, r, &why) || measure_timer(&pc, r, &why) ||
+		if (measure_syscall_copy(&pc, r, &why) || measure_switch_wake(&pc, r, &why) ||
+		    measure_line_xfer(&pc, r, &why) || measure_timer(&pc, r, &why) ||
 		    measure_wake(&pc, r, pc.cpu_b, 0, P_WAKE_IDLE_WAKER, P_WAKE_IDLE_LAT, &why) ||
 		    measure_wake(&pc, r, pc.cpu_b, 1, P_WAKE_BUSY_WAKER, P_WAKE_BUSY_LAT, &why) ||
 		    measure_wake(&pc, r, pc.cpu_a, 0, P_WAKE_SAME_WAKER, P_WAKE_SAME_LAT, &why) ||
