@@ -607,8 +607,10 @@ static int measure_syscall_copy(struct primcost *pc, int r, const char **why)
  * Each counts its own switches over its loop. */
 struct twin {
 	int cpu, pipe_mode, first, in_fd, out_fd, failed;
+	int out_closed; /* it closed out_fd on failing, so that its twin's read() ends */
 	long n;
-	pthread_barrier_t *go;
+	atomic_int *go;       /* set once both twins exist (or one could not be made) */
+	atomic_int *unpinned; /* a twin could not pin, or was not made: neither runs its loop */
 	double cpu_ns; /* the thread's CPU time over its loop */
 	long nvcsw, nivcsw;
 };
@@ -627,9 +629,14 @@ static void *twin_run(void *arg)
 	char msg[16] = {0};
 
 	tw->failed = pin(tw->cpu) != 0;
-	pthread_barrier_wait(tw->go);
 	if (tw->failed)
+		atomic_store(tw->unpinned, 1);
+	while (!atomic_load(tw->go))
+		sched_yield();
+	if (atomic_load(tw->unpinned)) {
+		tw->failed = 1;
 		return NULL;
+	}
 	getrusage(RUSAGE_THREAD, &r0);
 	double c0 = thread_cpu_ns();
 	for (long i = 0; i < tw->n && !tw->failed; i++) {
@@ -641,8 +648,12 @@ static void *twin_run(void *arg)
 			tw->failed = 1;
 		if (read(tw->in_fd, msg, sizeof(msg)) != (ssize_t)sizeof(msg))
 			tw->failed = 1;
-		if (!tw->first && write(tw->out_fd, msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+		if (!tw->first && !tw->failed && write(tw->out_fd, msg, sizeof(msg)) != (ssize_t)sizeof(msg))
 			tw->failed = 1;
+	}
+	if (tw->failed && tw->pipe_mode) {
+		close(tw->out_fd); /* its twin's read() sees the end, not a wait */
+		tw->out_closed = 1;
 	}
 	tw->cpu_ns = thread_cpu_ns() - c0;
 	getrusage(RUSAGE_THREAD, &r1);
@@ -657,11 +668,16 @@ static int run_twins(struct primcost *pc, int pipe_mode, long n, double *span, l
 		     const char **why)
 {
 	int ab[2], ba[2];
-	pthread_barrier_t go;
+	atomic_int go;
 	struct twin tw[2] = {{.cpu = pc->cpu_a, .pipe_mode = pipe_mode, .first = 1, .n = n, .go = &go},
 			     {.cpu = pc->cpu_a, .pipe_mode = pipe_mode, .first = 0, .n = n, .go = &go}};
 	pthread_t th[2];
 	int started = 0, rc = -1;
+	atomic_int unpinned;
+
+	atomic_init(&unpinned, 0);
+	atomic_init(&go, 0);
+	tw[0].unpinned = tw[1].unpinned = &unpinned;
 
 	if (pipe(ab) != 0 || pipe(ba) != 0) {
 		*why = "pipe failed";
@@ -671,15 +687,14 @@ static int run_twins(struct primcost *pc, int pipe_mode, long n, double *span, l
 	tw[1].in_fd = ab[0];
 	tw[1].out_fd = ba[1];
 	tw[0].in_fd = ba[0];
-	pthread_barrier_init(&go, NULL, 3);
 	for (; started < 2; started++)
 		if (pthread_create(&th[started], NULL, twin_run, &tw[started]) != 0)
 			break;
-	if (started == 2)
-		pthread_barrier_wait(&go);
+	if (started < 2)
+		atomic_store(&unpinned, 1);
+	atomic_store(&go, 1);
 	for (int i = 0; i < started; i++)
 		pthread_join(th[i], NULL);
-	pthread_barrier_destroy(&go);
 	if (started < 2)
 		*why = "pthread_create failed";
 	else if (tw[0].failed || tw[1].failed)
@@ -693,9 +708,11 @@ static int run_twins(struct primcost *pc, int pipe_mode, long n, double *span, l
 		rc = 0;
 	}
 	close(ab[0]);
-	close(ab[1]);
+	if (!tw[0].out_closed)
+		close(ab[1]);
 	close(ba[0]);
-	close(ba[1]);
+	if (!tw[1].out_closed)
+		close(ba[1]);
 	return rc;
 }
 
