@@ -644,12 +644,12 @@ static void *twin_run(void *arg)
 			sched_yield();
 			continue;
 		}
-		if (tw->first && write(tw->out_fd, msg, sizeof(msg)) != (ssize_t)sizeof(msg))
-			tw->failed = 1;
-		if (read(tw->in_fd, msg, sizeof(msg)) != (ssize_t)sizeof(msg))
-			tw->failed = 1;
-		if (!tw->first && !tw->failed && write(tw->out_fd, msg, sizeof(msg)) != (ssize_t)sizeof(msg))
-			tw->failed = 1;
+		/* the first writes then reads, the other reads then writes; a
+		 * failed call ends the loop before it could wait on its twin */
+		bool ok = !tw->first || write(tw->out_fd, msg, sizeof(msg)) == (ssize_t)sizeof(msg);
+		ok = ok && read(tw->in_fd, msg, sizeof(msg)) == (ssize_t)sizeof(msg);
+		ok = ok && (tw->first || write(tw->out_fd, msg, sizeof(msg)) == (ssize_t)sizeof(msg));
+		tw->failed = !ok;
 	}
 	if (tw->failed && tw->pipe_mode) {
 		close(tw->out_fd); /* its twin's read() sees the end, not a wait */

@@ -287,12 +287,10 @@ static void softirq_step(struct sim *sim, struct cpu *c)
 		 * step, as cpu_softirq_inline does: process_backlog runs them
 		 * before any other CPU could send what comes after them */
 		bool alone = c->backlog.len == 1 && host_kernel_at_least(c->host, 4, 14);
-		c->netrx_budget--;
-		sim->vec->process_backlog(sim, c);
-		while (alone && c->backlog.len && c->netrx_budget > 0 && !c->netrx_pending) {
+		do {
 			c->netrx_budget--;
 			sim->vec->process_backlog(sim, c);
-		}
+		} while (alone && c->backlog.len && c->netrx_budget > 0 && !c->netrx_pending);
 		return;
 	}
 	if (c->netrx_budget > 0 && c->nnapi) {
