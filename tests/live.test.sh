@@ -825,6 +825,48 @@ expect_eq "$(bash $WL --prices "$T/prices-stream.txt" --ghz 1 | awk '/^#   1500,
 # 0.099, sendfile's page 391)
 bash $WL --prices validation/live/amd-epyc-2cpu-2596.profile-sendfile.txt,validation/live/amd-epyc-2cpu-2596.profile-sendfile-iter.txt --ghz 2.596 >"$T/prices.out" 2>"$T/err"
 expect_eq "$?:$(awk '/^#   median/ { print $3, $6, $8 }' "$T/prices.out")" "0:(8 0.0992 391" "wakeups-live --prices of two committed profiles"
+# the writer's call and the reader's read against their bytes (oracle:
+# arithmetic).  At 1 GHz, 8,192 Mbit/s = 1.024e9 bytes a second, the writer
+# 50% busy, the reader 80%: 4 KB calls (250,000 a second), the writer's
+# syscall key 60% = 1,200 cycles a call, the reader's 40% less its walk
+# (skb_copy_datagram_iter 30% - _copy_to_iter 25%) = 1,120 a read; 64 KB
+# calls (15,625 a second), 10% = 3,200 and (10 - 5)% = 2,560.  The lines:
+# 1,200 + (3,200 - 1,200) / 61,440 = 0.0326 a byte from 4,096 bytes on,
+# so 1,067 + 0.0326 a byte; the reader's 1,024 + 0.0234
+cat >"$T/calls.txt" <<'PROF'
+# tools/wakeups-live --profile --mtu 1500 --sizes 4K,64K --reps 1 --functions skb_copy_datagram_iter
+1500   4K       1    8192   50.0   80.0     9410     4488      70      62      65        72    3374      78      47     1114    0.8     0.0 33554432  250000  250000
+1500   64K      1    8192   50.0   80.0     9410     4488      70      62      65        72    3374      78      47     1114    0.8     0.0 33554432   15625   15625
+#
+# profile, MTU 1500, 4K, rep 1 (% of each CPU's samples with the function on the stack):
+#   function                       snd%       rcv%   (MTU 1500, 4K, rep 1)
+#   samples                        1000       1000
+#   idle samples                      0        200
+#   _copy_to_iter                   0.0       25.0
+#   _copy_from_iter                10.0        0.0
+#   skb_copy_datagram_iter          0.0       30.0
+# by tcpsim cost key, MTU 1500, 4K, rep 1 (% of each CPU's busy samples, by the leaf-most known function):
+#   syscall                        60.0       40.0
+# profile, MTU 1500, 64K, rep 1 (% of each CPU's samples with the function on the stack):
+#   function                       snd%       rcv%   (MTU 1500, 64K, rep 1)
+#   samples                        1000       1000
+#   idle samples                      0        200
+#   _copy_to_iter                   0.0       25.0
+#   _copy_from_iter                10.0        0.0
+#   skb_copy_datagram_iter          0.0       30.0
+# by tcpsim cost key, MTU 1500, 64K, rep 1 (% of each CPU's busy samples, by the leaf-most known function):
+#   syscall                        10.0       10.0
+PROF
+bash $WL --prices "$T/calls.txt" --ghz 1 >"$T/calls.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "wakeups-live --prices: calls"
+expect_eq "$(awk '/^#   1500, 4K, rep 1 / { print $10, $11, $12, $13 }' "$T/calls.out")" "4.0 1200 4.0 1120" "wakeups-live --prices: a 4 KB call and read"
+expect_eq "$(awk '/^#   1500, 64K, rep 1 / { print $10, $11, $12, $13 }' "$T/calls.out")" "64.0 3200 64.0 2560" "wakeups-live --prices: a 64 KB call and read"
+expect_eq "$(grep "writer's call" "$T/calls.out")" "#   the writer's call over these 2 runs: 1067 cycles + 0.0326 a byte (cost.send_byte)" "wakeups-live --prices: the writer's line"
+expect_eq "$(grep "reader's read" "$T/calls.out")" "#   the reader's read over these 2 runs: 1024 cycles + 0.0234 a byte (the read's own, beside cost.syscall)" "wakeups-live --prices: the reader's line"
+# with --sendfile the call is priced less its page only where the page is
+sed '1s/--profile/--profile --sendfile/' "$T/calls.txt" >"$T/calls-sf.txt"
+expect_eq "$(bash $WL --prices "$T/calls-sf.txt" --ghz 1 | awk '/^#   1500, 4K, rep 1 / { print $11 }'; bash $WL --prices "$T/calls-sf.txt" --ghz 1 | grep -c "writer's call")" "-
+0" "wakeups-live --prices: sendfile without its page's functions, no call price"
 # refused: a profile without the idle-samples row, a bad --ghz, no run
 grep -v 'idle samples' "$T/prices.txt" >"$T/prices-old.txt"
 expect_fail "wakeups-live --prices of a profile before the idle samples" 1 'no "idle samples" row' bash $WL --prices "$T/prices-old.txt" --ghz 1

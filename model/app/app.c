@@ -294,6 +294,22 @@ static void splice_fill(struct sim *sim, struct cpu *c, struct task *t, uint32_t
 	t->in_call = false;
 }
 
+/* tcp_sendmsg_locked's work per byte it queues, outside the copy: its
+ * loop over the size goal's chunks, skb_entail and the write queue's
+ * memory accounting (sk_wmem_schedule, sk_mem_charge), and with
+ * MSG_SPLICE_PAGES (sendfile since 6.5) skb_splice_from_iter's per page.
+ * The writer pays it in its call, with the socket held, whichever CPU
+ * transmits the bytes later (an ACK in the other CPU's softirq sends what
+ * a window held back); cost.send_byte, cost.send_spliced_byte (0: nothing;
+ * all eras). */
+static void send_bytes(struct sim *sim, struct cpu *c, uint32_t n, bool sendfile)
+{
+	const double *cost = c->host->cfg->cost_cycles;
+	enum cost_id k = sendfile && cost[COST_SEND_SPLICED_BYTE] > 0 ? COST_SEND_SPLICED_BYTE : COST_SEND_BYTE;
+
+	cpu_charge(sim, c, k, cost[k] * n);
+}
+
 static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *t, bool sendfile)
 {
 	struct tcp_conn *tc = t->conn;
@@ -345,6 +361,7 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 		sched_block(sim, c, t);
 		return APP_BLOCK;
 	}
+	send_bytes(sim, c, n, sendfile);
 	if (pipe) {
 		t->app->pipe_bytes -= n; /* its pages were charged when the pipe was filled */
 	} else if (sendfile) {

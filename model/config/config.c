@@ -422,6 +422,8 @@ static const char *const cost_names[COST_N][2] = {
 	CN(COST_RECV_COPY_COLD, "recv_copy_cold_byte"),
 	CN(COST_RECV_COPY_PIECE, "recv_copy_piece"),
 	CN(COST_RECV_COPY_SPLICED, "recv_copy_spliced_byte"),
+	CN(COST_SEND_BYTE, "send_byte"),
+	CN(COST_SEND_SPLICED_BYTE, "send_spliced_byte"),
 };
 
 /* ---- keys: a (section, row, cost) triple, walked in table order ---- */
@@ -494,7 +496,8 @@ static double key_max(const struct key *k)
 static const char *key_unit(const struct key *k)
 {
 	if (k->cost == COST_COPY_BYTE || k->cost == COST_CSUM_BYTE || k->cost == COST_COPY_XCPU ||
-	    k->cost == COST_RECV_COPY_BYTE || k->cost == COST_RECV_COPY_COLD || k->cost == COST_RECV_COPY_SPLICED)
+	    k->cost == COST_RECV_COPY_BYTE || k->cost == COST_RECV_COPY_COLD || k->cost == COST_RECV_COPY_SPLICED ||
+	    k->cost == COST_SEND_BYTE || k->cost == COST_SEND_SPLICED_BYTE)
 		return "cycles/byte";
 	return k->row->unit;
 }

@@ -101,4 +101,14 @@ const struct cost_desc cost_table[COST_N] = {
 	 * .profile-sendfile-iter.txt) */
 	[COST_RECV_COPY_SPLICED] = {"recv_copy_spliced_byte", 0, 1e3,
 				    "per byte of the reader's copy of page-cache pages a sendfile() spliced into the skbs, nobody writing them (0: copy_byte)"},
+	/* 0 by default: every profile before it prices tcp_sendmsg's work by
+	 * the call (syscall) and by the frame it sends (tx_frame), where the
+	 * kernel does the byte's part in the writer's call, whichever CPU
+	 * later transmits the frame.  On amd-epyc-2cpu-2596 perf's syscall key
+	 * of the writer grows with the bytes a call queues (validation/live,
+	 * amd-epyc-2cpu-2596.profile-send.txt) */
+	[COST_SEND_BYTE] = {"send_byte", 0, 1e3,
+			    "per byte a write() or sendfile() queues in tcp_sendmsg, outside the copy (its loop, skb_entail, the write queue's memory accounting), charged in the writer's call"},
+	[COST_SEND_SPLICED_BYTE] = {"send_spliced_byte", 0, 1e3,
+				    "per byte of page-cache pages sendfile() splices into the skbs (tcp_sendmsg with MSG_SPLICE_PAGES, splice_to_socket), outside sendfile_page (0: send_byte)"},
 };

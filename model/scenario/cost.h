@@ -55,6 +55,8 @@ enum cost_id {
 	COST_RECV_COPY_COLD, /* per byte of that copy more than host.cache_bytes of later data left behind */
 	COST_RECV_COPY_PIECE, /* per page fragment the reader's copy walks (__skb_datagram_iter) */
 	COST_RECV_COPY_SPLICED, /* per byte of the reader's copy of spliced page-cache pages (0: copy_byte) */
+	COST_SEND_BYTE,    /* per byte tcp_sendmsg queues, outside the copy (its loop, the skb's and the memory's bookkeeping) */
+	COST_SEND_SPLICED_BYTE, /* the same per byte of page-cache pages sendfile() splices in (0: send_byte) */
 	COST_N
 };
 
