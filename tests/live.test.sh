@@ -306,6 +306,8 @@ expect_eq "$(sed -n 's/^netrx_softirqs_per_s //p' "$T/delta")" 69006.605 "procst
 expect_eq "$(sed -n 's/^ns_dev_lo_tx_packets //p' "$T/delta")" 231866 "procstat delta lo packets"
 expect_eq "$(sed -n 's/^cpu1_cal_per_s //p' "$T/delta")" 6853.105 "procstat delta CAL received by CPU 1"
 expect_eq "$(sed -n 's/^ns_tcpext_TCPHPHits_per_s //p' "$T/delta")" 15706.759 "procstat delta TcpExt"
+# what /proc/stat counts of each CPU's wall clock: cpu0's 253 ticks of 304.07
+expect_eq "$(sed -n 's/^cpu0_counted_pct //p' "$T/delta")" 83.2055 "procstat delta: the share of CPU 0's clock /proc/stat counts"
 "$BIN/procstat" snap "$T/s1" && "$BIN/procstat" snap "$T/s2" && "$BIN/procstat" delta "$T/s1" "$T/s2" >"$T/delta" 2>&1
 expect_eq "$?" 0 "procstat snap + delta on this machine"
 [ ! -e "$T/s1.tmp" ] && ok || bad "snapshot left its temporary directory"

@@ -245,6 +245,9 @@ static void test_recorded_delta(void **state)
 	assert_int_equal(procstat_sys_delta(a, b, &d, &err), TCPSIM_OK);
 	CLOSE(d.secs, 3.0406654580001486, 1e-9);
 	CLOSE(d.util_pct, 76.23400365630712, 1e-9);
+	/* every field's ticks over the clock's 304.07: cpu0 253, cpu1 295 */
+	CLOSE(d.cpu_counted_pct[0], 100.0 * 253 / 304.06654580001486, 1e-9);
+	CLOSE(d.cpu_counted_pct[1], 100.0 * 295 / 304.06654580001486, 1e-9);
 	CLOSE(d.cs_per_s, 16621.690448393132, 1e-9);
 	CLOSE(d.intr_per_s, 8639.556163892436, 1e-9);
 	CLOSE(d.netrx_per_s, 69006.60493509304, 1e-9);

@@ -170,6 +170,8 @@ static int delta(const char *da, const char *db, struct tcpsim_err *err)
 	printf("util_pct %.4f\n", d.util_pct);
 	for (int c = 0; c < d.ncpus; c++)
 		printf("cpu%d_util_pct %.4f\n", c, d.cpu_util_pct[c]);
+	for (int c = 0; c < d.ncpus; c++)
+		printf("cpu%d_counted_pct %.4f\n", c, d.cpu_counted_pct[c]);
 	printf("busy_cpu_s %.4f\nsteal_cpu_s %.4f\n", d.busy_s, d.steal_s);
 	if (!isnan(d.ksoftirqd_s))
 		printf("ksoftirqd_cpu_s %.4f\n", d.ksoftirqd_s);

@@ -682,6 +682,7 @@ int procstat_sys_delta(const struct procstat_sys *a, const struct procstat_sys *
 		double ca = (double)(all_ticks(b->cpu_n[c]) - all_ticks(a->cpu_n[c]));
 		double cb = (double)busy_ticks(b->cpu_n[c]) - (double)busy_ticks(a->cpu_n[c]);
 		d->cpu_util_pct[c] = ca > 0 ? 100.0 * cb / ca : 0;
+		d->cpu_counted_pct[c] = 100.0 * ca / (secs * tck);
 	}
 	d->ksoftirqd_s = a->have_ksoftirqd && b->have_ksoftirqd
 				 ? ((double)b->ksoftirqd_ticks - (double)a->ksoftirqd_ticks) / tck

@@ -115,6 +115,12 @@ struct procstat_sys_delta {
 	double util_pct;             /* busy / all ticks, whole machine */
 	int ncpus;
 	double cpu_util_pct[PROCSTAT_MAX_CPUS];
+	/* each CPU's ticks of every kind over the wall clock's: what /proc/stat
+	 * counts at all.  Below 100 where time goes to no field, e.g. a NOHZ
+	 * CPU's way out of idle: tick_nohz_idle_exit stops the idle clock
+	 * before it reprograms the tick, and the idle task's ticks meanwhile are
+	 * not shown as idle (fs/proc/stat.c takes idle from the NOHZ clock) */
+	double cpu_counted_pct[PROCSTAT_MAX_CPUS];
 	double netrx_per_s, res_per_s, cal_per_s, cs_per_s, intr_per_s;
 	double pgalloc_per_s, pgfree_per_s;
 	double row_per_s[PR_N][PROCSTAT_MAX_CPUS]; /* per-CPU rates of enum procstat_row */
