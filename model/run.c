@@ -35,6 +35,7 @@
 #include "cpu.h"
 #include "netdev.h"
 #include "netdev_nic.h"
+#include "rng.h"
 #include "sched.h"
 #include "skb.h"
 #include "tcp.h"
@@ -246,6 +247,8 @@ void sim_release(struct sim *sim)
 		sim->dev->release(sim);
 	skb_pool_release(sim);
 	free(sim->tasks);
+	for (int i = 0; sim->apps && i < sim->ntasks; i++)
+		rng_free(sim->apps[i].arrivals);
 	free(sim->apps);
 	free(sim->conns);
 	evq_release(&sim->evq);
@@ -643,6 +646,8 @@ int sim_init(struct sim *sim, const struct scenario *sc, struct tcpsim_err *err)
 			struct task *t = &sim->tasks[id];
 			task_setup(sim, t, id, "monitor", k, &sim->hosts[h], -1, &app_monitor, NULL);
 			t->cpu = &sim->hosts[h].cpus[k % sim->hosts[h].ncpus];
+			if (sc->host[h].monitor_arrivals == MONITOR_POISSON) /* a stream apart from the CPUs' (bit 41) */
+				t->app->arrivals = rng_new(sc->seed, (uint64_t)1 << 41 | (uint64_t)h << 16 | (uint64_t)k);
 		}
 	for (int h = 0; h < sim->nhosts; h++)
 		if (sc->host[h].kswapd) { /* kswapd0: asleep until an allocation wakes it */
@@ -673,13 +678,12 @@ void sim_start(struct sim *sim)
 			sched_start_task(sim, rcv, rcv->cpu);
 		sched_start_task(sim, sim->conns[i].sender, sim->conns[i].sender->cpu);
 	}
-	for (int i = 2 * sim->nconns; i < sim->ntasks; i++) { /* monitors: evenly spread phases */
+	for (int i = 2 * sim->nconns; i < sim->ntasks; i++) { /* monitors: their first wakeups */
 		struct task *t = &sim->tasks[i];
-		const struct host_cfg *cfg = t->host->cfg;
 		int k = i - 2 * sim->nconns - (t->host->id ? sim->sc->host[0].monitors : 0);
 		if (t->ops != &app_monitor)
 			continue; /* kswapd sleeps until an allocation wakes it */
-		monitor_arm(sim, t, cfg->monitor_period_ns * (k + 1) / (cfg->monitors + 1));
+		monitor_start(sim, t, k);
 	}
 	for (int h = 0; h < sim->nhosts; h++) {
 		struct host *hh = &sim->hosts[h];

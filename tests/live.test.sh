@@ -646,6 +646,71 @@ expect_eq "$(awk '$2 == "writer" || $2 == "reader" { print $2, $3, $4, $5, $6, $
 expect_fail "wakeups-live --parse-sched without the server's pid" 2 "needs --server-pid" bash $WL --parse-sched "$T/sched.trace"
 expect_fail "wakeups-live --parse-sched, a pid not in the trace" 1 "no sched_switch of the server (pid 99)" bash $WL --parse-sched "$T/sched.trace" --server-pid 99
 expect_fail "wakeups-live --sched with --wchan" 2 "one at a time" bash $WL --sched --wchan
+# --parse-preempt: over 1 ms the reader (pid 10) was switched out runnable
+# twice, 600 us for kworker/1:2 and 50 us for ksoftirqd/1 (and slept once,
+# not counted); the writer (pid 20) once, 150 us for kdamond.0
+cat >"$T/preempt.trace" <<'EOF_TRACE'
+# tracer: nop
+          iperf3-10      [001] d..2.    10.000000: sched_switch: prev_comm=iperf3 prev_pid=10 prev_prio=120 prev_state=R+ ==> next_comm=kworker/1:2 next_pid=30 next_prio=120
+          iperf3-20      [000] d..2.    10.000100: sched_switch: prev_comm=iperf3 prev_pid=20 prev_prio=120 prev_state=R ==> next_comm=kdamond.0 next_pid=40 next_prio=120
+       kdamond.0-40      [000] d..2.    10.000250: sched_switch: prev_comm=kdamond.0 prev_pid=40 prev_prio=120 prev_state=S ==> next_comm=iperf3 next_pid=20 next_prio=120
+     kworker/1:2-30      [001] d..2.    10.000600: sched_switch: prev_comm=kworker/1:2 prev_pid=30 prev_prio=120 prev_state=I ==> next_comm=iperf3 next_pid=10 next_prio=120
+          iperf3-10      [001] d..2.    10.000700: sched_switch: prev_comm=iperf3 prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+       swapper/1-0       [001] d..2.    10.000800: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=iperf3 next_pid=10 next_prio=120
+          iperf3-10      [001] d..2.    10.000900: sched_switch: prev_comm=iperf3 prev_pid=10 prev_prio=120 prev_state=R ==> next_comm=ksoftirqd/1 next_pid=50 next_prio=120
+     ksoftirqd/1-50      [001] d..2.    10.000950: sched_switch: prev_comm=ksoftirqd/1 prev_pid=50 prev_prio=120 prev_state=S ==> next_comm=iperf3 next_pid=10 next_prio=120
+          iperf3-20      [000] d..2.    10.001000: sched_switch: prev_comm=iperf3 prev_pid=20 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+EOF_TRACE
+bash $WL --parse-preempt "$T/preempt.trace" --server-pid 10 >"$T/preempt.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "wakeups-live --parse-preempt"
+expect_eq "$(awk '($2 == "writer" || $2 == "reader") && $3 != "by" { print $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }' "$T/preempt.out" | tr '\n' ';')" \
+	"writer 1000.0 150 150 150 150 1000.0 0.0 - 15.00;reader 2000.0 50 600 600 600 1000.0 1000.0 600 65.00;" "wakeups-live --parse-preempt: the table"
+grep -q '^#   reader by task: kworker 1 x 600 us, ksoftirqd 1 x 50 us$' "$T/preempt.out" && ok || bad "wakeups-live --parse-preempt: by task ($(cat "$T/preempt.out"))"
+grep -q '^#   writer by task: kdamond.0 1 x 150 us$' "$T/preempt.out" && ok || bad "wakeups-live --parse-preempt: the writer by task"
+expect_fail "wakeups-live --parse-preempt without the server's pid" 2 "needs --server-pid" bash $WL --parse-preempt "$T/preempt.trace"
+expect_fail "wakeups-live --parse-preempt, a pid not in the trace" 1 "no sched_switch of the server (pid 99)" bash $WL --parse-preempt "$T/preempt.trace" --server-pid 99
+expect_fail "wakeups-live --preempt with --sched" 2 "one at a time" bash $WL --preempt --sched
+# --parse-series: each interval's sum, not its streams' own figures
+cat >"$T/series.json" <<'EOF_JSON'
+{
+	"start":	{
+		"connecting_to":	{
+			"host":	"127.0.0.1"
+		}
+	},
+	"intervals":	[{
+			"streams":	[{
+					"socket":	5,
+					"bits_per_second":	1
+				}],
+			"sum":	{
+				"start":	0,
+				"end":	0.1,
+				"bits_per_second":	4500000000.5
+			}
+		}, {
+			"streams":	[{
+					"socket":	5,
+					"bits_per_second":	2
+				}],
+			"sum":	{
+				"start":	0.1,
+				"end":	0.2,
+				"bits_per_second":	1.25e+10
+			}
+		}],
+	"end":	{
+		"sum_sent":	{
+			"bits_per_second":	9e+09
+		}
+	}
+}
+EOF_JSON
+expect_eq "$(bash $WL --parse-series "$T/series.json" 2>&1)" "#   2 intervals, Mbit/s: 4500 12500" "wakeups-live --parse-series"
+printf '{\n\t"end":\t{\n\t}\n}\n' >"$T/series-none.json"
+expect_fail "wakeups-live --parse-series without intervals" 1 "no intervals in the iperf3 output" bash $WL --parse-series "$T/series-none.json"
+expect_fail "wakeups-live --series out of range" 2 "--series '0.05': not a number of seconds from 0.1 to 10" bash $WL --series 0.05
+expect_fail "wakeups-live --series with --interval" 2 "--series: not with --interval" bash $WL --series 0.1 --interval 1
 # --parse-acks: each pure ACK of a `perf script` of net:net_dev_xmit by
 # CPU, context (a softirq frame in the chain: softirq; __release_sock:
 # backlog; else process), task (the server's pid is the reader's, another

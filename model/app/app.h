@@ -16,6 +16,8 @@
 
 #include "sched.h" /* struct app_ops: what a task runs */
 
+struct rng;
+
 /* A program's own state, one per task (sim_init allocates them; each
  * task's `app` points to its own), each on a cache line of its own. */
 struct app_state {
@@ -33,6 +35,7 @@ struct app_state {
 	int64_t pipe_bytes;         /* Linux sendfile (4.14+): bytes in its pipe, not yet spliced to the socket */
 	bool pipe_release;          /* ... the pipe's sendmsg ran: release_sock, then the next fill */
 	bool select_polled;         /* iperf3's sender: its select() ran and slept, the write() is next */
+	struct rng *arrivals;       /* monitor, host.monitor_arrivals = poisson: its wakeups' stream */
 };
 
 extern const struct app_ops app_stream_sender;
@@ -41,7 +44,8 @@ extern const struct app_ops app_receiver;
 extern const struct app_ops app_monitor; /* monitor.c */
 extern const struct app_ops app_kswapd;  /* monitor.c */
 
-/* Start a background monitor task: first wakeup at `first`. */
-void monitor_arm(struct sim *sim, struct task *t, sim_ns first);
+/* Start background monitor task t, the k-th of its host's: its first
+ * wakeup (periodic: at phase (k + 1) / (monitors + 1) of the period). */
+void monitor_start(struct sim *sim, struct task *t, int k);
 
 #endif

@@ -6,7 +6,13 @@
  * lkp-tests' monitors/) beside the job, each waking on a timer about once
  * a second to read /proc.  host.monitors such tasks each wake every
  * host.monitor_period (phases spread evenly), run cost.monitor cycles in
- * process context and sleep again.  They are what breaks the symmetry of
+ * process context and sleep again.  With host.monitor_arrivals = poisson
+ * each wakes at random instead, the intervals exponential with that mean,
+ * drawn from a stream of its own: a machine's other residents (kdamond,
+ * kworkers, a daemon's threads) that take a CPU for a millisecond or more
+ * now and then, at no fixed phase with the benchmark
+ * (validation/live/README.md, "The machine moves between its two states
+ * every few tenths of a second").  They are what breaks the symmetry of
  * N identical connection pairs on M CPUs: the run-queue imbalances they
  * cause are what the load balancer and wake_affine react to, so they are
  * a source of migrations and of cross-CPU wakeups (RES IPIs).  Their
@@ -18,7 +24,10 @@
  */
 #include "app.h"
 
+#include <math.h>
+
 #include "cpu.h"
+#include "rng.h"
 #include "sched.h"
 #include "util.h"
 
@@ -29,10 +38,28 @@ static void monitor_wake_ev(struct sim *sim, void *obj, uint64_t arg)
 	cpu_raise_irq(sim, t->cpu, IRQ_TIMER_WAKE, t);
 }
 
-void monitor_arm(struct sim *sim, struct task *t, sim_ns first)
+static void monitor_arm(struct sim *sim, struct task *t, sim_ns first)
 {
 	t->app->next_wake = first;
 	sim_at(sim, first, monitor_wake_ev, t, 0);
+}
+
+/* poisson: an exponential interval of mean monitor_period, at least 1 ns
+ * (u in (0, 1]: the top 53 bits of a draw, off 1) */
+static sim_ns monitor_interval(struct task *t)
+{
+	double u = 1.0 - (double)(rng_next(t->app->arrivals) >> 11) * 0x1.0p-53;
+	sim_ns d = (sim_ns)llround(-(double)t->host->cfg->monitor_period_ns * log(u));
+	return d > 0 ? d : 1;
+}
+
+void monitor_start(struct sim *sim, struct task *t, int k)
+{
+	const struct host_cfg *cfg = t->host->cfg;
+	if (cfg->monitor_arrivals == MONITOR_POISSON)
+		monitor_arm(sim, t, sim->now + monitor_interval(t));
+	else
+		monitor_arm(sim, t, cfg->monitor_period_ns * (k + 1) / (cfg->monitors + 1));
 }
 
 /* A background task's turn: its first step runs `cost` cycles, its second
@@ -53,9 +80,13 @@ static enum app_result monitor_step(struct sim *sim, struct cpu *c, struct task 
 {
 	if (run_then_sleep(sim, c, t, COST_MONITOR))
 		return APP_RAN;
-	do
-		t->app->next_wake += c->host->cfg->monitor_period_ns;
-	while (t->app->next_wake <= sim->now);
+	if (c->host->cfg->monitor_arrivals == MONITOR_POISSON) {
+		t->app->next_wake = sim->now + monitor_interval(t);
+	} else {
+		do
+			t->app->next_wake += c->host->cfg->monitor_period_ns;
+		while (t->app->next_wake <= sim->now);
+	}
 	sim_at(sim, t->app->next_wake, monitor_wake_ev, t, 0);
 	return APP_BLOCK;
 }

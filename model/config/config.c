@@ -127,6 +127,7 @@ static const char *const sendfile_names[] = {[SENDFILE_LINUX] = "linux", [SENDFI
 static const char *const idle_names[] = {[IDLE_HALT] = "halt", [IDLE_MWAIT] = "mwait", NULL};
 static const char *const poll_dist_names[] = {[POLL_FIXED] = "fixed", [POLL_EXP] = "exp", [POLL_NORMAL] = "normal",
 						 NULL};
+static const char *const arrival_names[] = {[MONITOR_PERIODIC] = "periodic", [MONITOR_POISSON] = "poisson", NULL};
 static const char *const steering_names[] = {[STEER_RSS] = "rss", [STEER_RPS] = "rps", [STEER_RFS] = "rfs",
 					    [STEER_ARFS] = "arfs", NULL};
 static const char *const loop_names[] = {[LOOP_NETPERF] = "netperf", [LOOP_IPERF3] = "iperf3",
@@ -187,6 +188,10 @@ static const struct row rows[] = {
 	 .help = "background tasks that wake every monitor_period and run cost.monitor cycles"},
 	{HKEY("monitor_period"), .type = T_TIME, HC(monitor_period_ns), .min = MS, .max = 3600 * SEC, .def = "1s",
 	 .unit = "s", .help = "how often each background task wakes"},
+	{HKEY("monitor_arrivals"), .type = T_ENUM, HC(monitor_arrivals), .names = arrival_names, .def = "periodic", .unit = "",
+	 .help = "when each background task wakes: periodic (every monitor_period, the tasks' phases evenly spread) or "
+		 "poisson (at random, monitor_period apart on average, each task its own random stream): the machine's "
+		 "other residents (kernel threads, daemons) that take a CPU from the benchmark now and then"},
 	{HKEY("kswapd"), .type = T_BOOL, HC(kswapd), .def = "off", .unit = "",
 	 .help = "free memory below the order-3 low watermark: each order-3 allocation wakes kswapd"},
 	{HKEY("idle_poll"), .type = T_TIME, HC(idle_poll_ns), .min = 0, .max = SEC, .def = "0", .unit = "us",

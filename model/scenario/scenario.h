@@ -46,6 +46,10 @@ enum rx_steering { STEER_RSS, STEER_RPS, STEER_RFS, STEER_ARFS };
  * armed on its thread flags, woken by the write of TIF_NEED_RESCHED */
 enum idle_wait { IDLE_HALT, IDLE_MWAIT };
 enum idle_poll_dist { POLL_FIXED, POLL_EXP, POLL_NORMAL };
+/* when a background task wakes (host.monitor_arrivals): every period at
+ * evenly spread phases, or at random (a Poisson process of that mean
+ * interval, each task its own stream) */
+enum monitor_arrivals { MONITOR_PERIODIC, MONITOR_POISSON };
 
 #define SCENARIO_MAX_CPUS 256
 #define SCENARIO_NAME_MAX 64
@@ -60,6 +64,7 @@ struct host_cfg {
 	char name[SCENARIO_NAME_MAX];
 	int monitors;             /* background tasks (LKP's monitors), see app.c */
 	sim_ns monitor_period_ns; /* each wakes this often and runs cost.monitor */
+	enum monitor_arrivals monitor_arrivals;
 	bool kswapd;              /* free memory below the order-3 low watermark (see skb.c) */
 	/* an idle CPU (cpuidle, sched.c): for idle_poll_ns after it went idle
 	 * it still polls TIF_NEED_RESCHED, so a wakeup needs no IPI
