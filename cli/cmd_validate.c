@@ -528,7 +528,7 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 
 	fputs("\nPredicted bottleneck per run (and the busier CPU, measured against predicted, where recorded)\n", f);
 	{
-		int known = 0, right = 0, wknown = 0, wright = 0;
+		int known = 0, right = 0, wknown = 0, wright = 0, rknown = 0, rright = 0;
 		for (int i = 0; i < rs->n; i++) {
 			const char *mb = metrics_busier_role(rs->runs[i].v), *pb = metrics_busier_role(v->pred[i].v);
 			if (v->no_pred_why && v->no_pred_why[i]) {
@@ -576,15 +576,34 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 						idw, "", mn / ma, 100.0 * pr / pa);
 			}
 			if (mb && pb) {
+				/* the point's single runs (--reps): which CPU was the
+				 * busier in each, and whether the prediction's was in any */
+				int rs_snd = 0, rs_rcv = 0;
+				char single[96] = "";
+				if (with_reps)
+					reps_busier(reps, i, &rs_snd, &rs_rcv);
+				if (rs_snd + rs_rcv > 0) {
+					/* metrics_busier_role's rule: the sender's at a tie */
+					bool pred_snd = v->pred[i].v[METRIC_SND_CPU_BUSY_PCT] >= v->pred[i].v[METRIC_RCV_CPU_BUSY_PCT];
+					bool in_one = (pred_snd ? rs_snd : rs_rcv) > 0;
+					rknown++;
+					rright += in_one;
+					snprintf(single, sizeof(single), "; single runs: the sender's in %d of %d%s", rs_snd,
+						 rs_snd + rs_rcv, in_one ? "" : ", never the predicted");
+				}
 				known++;
 				right += strcmp(mb, pb) == 0;
-				fprintf(f, "  %-*s    busier: measured the %s (%.0f%% vs %.0f%%), predicted the %s -- %s\n",
+				fprintf(f, "  %-*s    busier: measured the %s (%.0f%% vs %.0f%%), predicted the %s -- %s%s\n",
 					idw, "", mb, rs->runs[i].v[METRIC_SND_CPU_BUSY_PCT],
-					rs->runs[i].v[METRIC_RCV_CPU_BUSY_PCT], pb, strcmp(mb, pb) == 0 ? "right" : "WRONG");
+					rs->runs[i].v[METRIC_RCV_CPU_BUSY_PCT], pb, strcmp(mb, pb) == 0 ? "right" : "WRONG", single);
 			}
 		}
 		if (known)
 			fprintf(f, "The busier CPU is right in %d of %d runs.\n", right, known);
+		if (rknown)
+			fprintf(f, "The predicted busier CPU was the busier in at least one single run at %d of the %d points "
+				   "whose single runs recorded both CPUs.\n",
+				rright, rknown);
 		if (wknown)
 			fprintf(f, "The steady state by the window (limited from half the busy time) is right in %d of %d runs.\n",
 				wright, wknown);

@@ -294,6 +294,27 @@ if "$TCPSIM" validate "$TMP/syn.csv" --profile "$TMP/fit.cfg" --reps "$TMP/reps.
 else
 	bad "validate --reps --format csv" "exit $?: $(cat "$TMP/err")"
 fi
+# --reps and the busier CPU: lo.cfg pins both tasks on one CPU, so the
+# prediction's two busy shares tie (the sender's CPU).  b1's median has the
+# receiver's the busier, but one of its two single runs the sender's; b2's
+# runs both the receiver's.  Right against the medians in 0 of 2, against a
+# single run at 1 of 2 points.
+{
+	echo "id,source,scenario,overrides,throughput_mbps,snd_cpu_busy_pct,rcv_cpu_busy_pct"
+	echo "b1,synthetic,$LO,link.mtu=4000;app.send_size=8K,1000,90,95"
+	echo "b2,synthetic,$LO,link.mtu=65536;app.send_size=64K,1000,60,99"
+} >"$TMP/busier.csv"
+printf '"point","status","snd_cpu_busy_pct","rcv_cpu_busy_pct"\n"b1","ok",95,80\n"b1","ok",70,99\n"b2","ok",60,99\n"b2","ok",65,98\n"b2","disturbed",99,50\n"b2","ok",,40\n' >"$TMP/busier-reps.csv"
+if "$TCPSIM" validate "$TMP/busier.csv" --reps "$TMP/busier-reps.csv" >"$TMP/bu.txt" 2>"$TMP/err"; then
+	grep -q "busier: measured the receiver's CPU (90% vs 95%), predicted the sender's CPU -- WRONG; single runs: the sender's in 1 of 2$" "$TMP/bu.txt" \
+		&& ok "--reps: b1's single runs, one with the sender's CPU the busier" || bad "--reps busier b1" "$(grep 'busier:' "$TMP/bu.txt")"
+	grep -q "busier: measured the receiver's CPU (60% vs 99%), predicted the sender's CPU -- WRONG; single runs: the sender's in 0 of 2, never the predicted$" "$TMP/bu.txt" \
+		&& ok "--reps: b2's single runs (the disturbed one and the one without the sender's share left out)" || bad "--reps busier b2" "$(grep 'busier:' "$TMP/bu.txt")"
+	grep -q "^The busier CPU is right in 0 of 2 runs.$" "$TMP/bu.txt" && grep -q "^The predicted busier CPU was the busier in at least one single run at 1 of the 2 points" "$TMP/bu.txt" \
+		&& ok "--reps: the busier CPU against the medians and against the single runs" || bad "--reps busier summary" "$(grep '^The ' "$TMP/bu.txt")"
+else
+	bad "validate --reps (busier)" "exit $?: $(cat "$TMP/err")"
+fi
 printf '"point","status","throughput_mbps"\n"s1","ok",12\n"s1","ok",fast\n' >"$TMP/badreps.csv"
 bad_input "--reps: a value that is no number" "badreps.csv:3" "throughput_mbps" "fast" -- validate "$TMP/syn.csv" --profile "$TMP/fit.cfg" --reps "$TMP/badreps.csv"
 printf '"run","status","throughput_mbps"\n"s1","ok",12\n' >"$TMP/noid.csv"

@@ -646,9 +646,11 @@ expect_eq "$(awk '$2 == "writer" || $2 == "reader" { print $2, $3, $4, $5, $6, $
 expect_fail "wakeups-live --parse-sched without the server's pid" 2 "needs --server-pid" bash $WL --parse-sched "$T/sched.trace"
 expect_fail "wakeups-live --parse-sched, a pid not in the trace" 1 "no sched_switch of the server (pid 99)" bash $WL --parse-sched "$T/sched.trace" --server-pid 99
 expect_fail "wakeups-live --sched with --wchan" 2 "one at a time" bash $WL --sched --wchan
-# --parse-preempt: over 1 ms the reader (pid 10) was switched out runnable
-# twice, 600 us for kworker/1:2 and 50 us for ksoftirqd/1 (and slept once,
-# not counted); the writer (pid 20) once, 150 us for kdamond.0
+# --parse-preempt: over 10.35 ms the reader (pid 10) was switched out
+# runnable twice, 600 us for kworker/1:2 and 50 us for ksoftirqd/1 (its
+# sleeps not counted); the writer (pid 20) once, 150 us for kdamond.0.  The
+# reader slept once in the first 10 ms (behind: B) and three times in the
+# next (keeping up: K), one change, both long preemptions in the bin before
 cat >"$T/preempt.trace" <<'EOF_TRACE'
 # tracer: nop
           iperf3-10      [001] d..2.    10.000000: sched_switch: prev_comm=iperf3 prev_pid=10 prev_prio=120 prev_state=R+ ==> next_comm=kworker/1:2 next_pid=30 next_prio=120
@@ -660,11 +662,19 @@ cat >"$T/preempt.trace" <<'EOF_TRACE'
           iperf3-10      [001] d..2.    10.000900: sched_switch: prev_comm=iperf3 prev_pid=10 prev_prio=120 prev_state=R ==> next_comm=ksoftirqd/1 next_pid=50 next_prio=120
      ksoftirqd/1-50      [001] d..2.    10.000950: sched_switch: prev_comm=ksoftirqd/1 prev_pid=50 prev_prio=120 prev_state=S ==> next_comm=iperf3 next_pid=10 next_prio=120
           iperf3-20      [000] d..2.    10.001000: sched_switch: prev_comm=iperf3 prev_pid=20 prev_prio=120 prev_state=S ==> next_comm=swapper/0 next_pid=0 next_prio=120
+          iperf3-10      [001] d..2.    10.010100: sched_switch: prev_comm=iperf3 prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+       swapper/1-0       [001] d..2.    10.010150: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=iperf3 next_pid=10 next_prio=120
+          iperf3-10      [001] d..2.    10.010200: sched_switch: prev_comm=iperf3 prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+       swapper/1-0       [001] d..2.    10.010250: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=iperf3 next_pid=10 next_prio=120
+          iperf3-10      [001] d..2.    10.010300: sched_switch: prev_comm=iperf3 prev_pid=10 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120
+       swapper/1-0       [001] d..2.    10.010350: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=iperf3 next_pid=10 next_prio=120
 EOF_TRACE
 bash $WL --parse-preempt "$T/preempt.trace" --server-pid 10 >"$T/preempt.out" 2>"$T/err"
 expect_eq "$?:$(cat "$T/err")" "0:" "wakeups-live --parse-preempt"
 expect_eq "$(awk '($2 == "writer" || $2 == "reader") && $3 != "by" { print $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }' "$T/preempt.out" | tr '\n' ';')" \
-	"writer 1000.0 150 150 150 150 1000.0 0.0 - 15.00;reader 2000.0 50 600 600 600 1000.0 1000.0 600 65.00;" "wakeups-live --parse-preempt: the table"
+	"writer 96.6 150 150 150 150 96.6 0.0 - 1.45;reader 193.2 50 600 600 600 96.6 96.6 600 6.28;" "wakeups-live --parse-preempt: the table"
+grep -q '^#   per 10 ms, B the reader behind (at most 2 sleeps), K keeping up: BK$' "$T/preempt.out" && ok || bad "wakeups-live --parse-preempt: the states ($(cat "$T/preempt.out"))"
+grep -q "^#   1 changes of state; a preemption of 100 us or more began in the 30 ms before on the writer's CPU at 1, on the reader's at 1$" "$T/preempt.out" && ok || bad "wakeups-live --parse-preempt: the changes"
 grep -q '^#   reader by task: kworker 1 x 600 us, ksoftirqd 1 x 50 us$' "$T/preempt.out" && ok || bad "wakeups-live --parse-preempt: by task ($(cat "$T/preempt.out"))"
 grep -q '^#   writer by task: kdamond.0 1 x 150 us$' "$T/preempt.out" && ok || bad "wakeups-live --parse-preempt: the writer by task"
 expect_fail "wakeups-live --parse-preempt without the server's pid" 2 "needs --server-pid" bash $WL --parse-preempt "$T/preempt.trace"

@@ -66,6 +66,7 @@ static int read_rec(void *ctx, struct csvread_rec *rec, struct tcpsim_err *err)
 		return TCPSIM_OK;
 	}
 	rd->used++;
+	double busy[2] = {NAN, NAN}; /* this run's sender's and receiver's CPU */
 	for (int c = 0; c < rec->n; c++) {
 		double v;
 		if (rd->metric_of[c] < 0 || rec->field[c][0] == '\0')
@@ -78,6 +79,16 @@ static int read_rec(void *ctx, struct csvread_rec *rec, struct tcpsim_err *err)
 			rd->st = xrealloc(rd->st, (size_t)rd->cap_st * sizeof(*rd->st));
 		}
 		rd->st[rd->n_st++] = (struct staged){.run = (int)(run - rd->rs->runs), .metric = rd->metric_of[c], .v = v};
+		if (rd->metric_of[c] == METRIC_SND_CPU_BUSY_PCT || rd->metric_of[c] == METRIC_RCV_CPU_BUSY_PCT)
+			busy[rd->metric_of[c] == METRIC_RCV_CPU_BUSY_PCT] = v;
+	}
+	if (isfinite(busy[0]) && isfinite(busy[1])) { /* staged as metric -1: which CPU was the busier */
+		if (rd->n_st == rd->cap_st) {
+			rd->cap_st = rd->cap_st ? 2 * rd->cap_st : 256;
+			rd->st = xrealloc(rd->st, (size_t)rd->cap_st * sizeof(*rd->st));
+		}
+		rd->st[rd->n_st++] =
+			(struct staged){.run = (int)(run - rd->rs->runs), .metric = -1, .v = busy[0] >= busy[1] ? 0 : 1};
 	}
 	return TCPSIM_OK;
 }
@@ -92,6 +103,7 @@ void reps_free(struct rep_set *r)
 	for (int i = 0; r->val && i < r->n_runs * METRIC_N; i++)
 		free(r->val[i].v);
 	free(r->val);
+	free(r->busier);
 	reps_init(r);
 }
 
@@ -106,8 +118,13 @@ int reps_load(struct rep_set *r, const struct run_set *rs, const char *path, str
 		if (!r->val) {
 			r->n_runs = rs->n;
 			r->val = xcalloc((size_t)rs->n * METRIC_N, sizeof(*r->val));
+			r->busier = xcalloc((size_t)rs->n * 2, sizeof(*r->busier));
 		}
 		for (int k = 0; k < rd.n_st; k++) {
+			if (rd.st[k].metric < 0) {
+				r->busier[2 * rd.st[k].run + (int)rd.st[k].v]++;
+				continue;
+			}
 			struct rep_values *rv = &r->val[rd.st[k].run * METRIC_N + rd.st[k].metric];
 			if (rv->n == rv->cap) {
 				rv->cap = rv->cap ? 2 * rv->cap : 8;
@@ -125,6 +142,12 @@ int reps_load(struct rep_set *r, const struct run_set *rs, const char *path, str
 	free(rd.metric_of);
 	free(rd.st);
 	return rc;
+}
+
+void reps_busier(const struct rep_set *r, int run, int *snd, int *rcv)
+{
+	*snd = r->busier ? r->busier[2 * run] : 0;
+	*rcv = r->busier ? r->busier[2 * run + 1] : 0;
 }
 
 const struct rep_values *reps_of(const struct rep_set *r, int run, int metric)

@@ -26,6 +26,10 @@ struct rep_values {
 struct rep_set {
 	int n_runs;                 /* the run set's size when loaded */
 	struct rep_values *val;     /* [n_runs * METRIC_N]: run i, metric m at i * METRIC_N + m */
+	/* [n_runs * 2]: the good runs of run i that recorded both CPUs' busy
+	 * shares and had the sender's (2i) or the receiver's (2i + 1) CPU the
+	 * busier (a tie is the sender's, as metrics_busier_role) */
+	int *busier;
 	int rows_used, rows_skipped_status, rows_other_points;
 };
 
@@ -37,6 +41,10 @@ int reps_load(struct rep_set *r, const struct run_set *rs, const char *path, str
 
 /* The good runs of run i's metric m (NULL when none). */
 const struct rep_values *reps_of(const struct rep_set *r, int run, int metric);
+
+/* How many good runs of run i had the sender's CPU the busier (*snd) and
+ * the receiver's (*rcv); both 0 without such runs. */
+void reps_busier(const struct rep_set *r, int run, int *snd, int *rcv);
 
 /* The run nearest to v (rv non-empty). */
 double reps_nearest(const struct rep_values *rv, double v);
