@@ -680,6 +680,35 @@ grep -q '^#   writer by task: kdamond.0 1 x 150 us$' "$T/preempt.out" && ok || b
 expect_fail "wakeups-live --parse-preempt without the server's pid" 2 "needs --server-pid" bash $WL --parse-preempt "$T/preempt.trace"
 expect_fail "wakeups-live --parse-preempt, a pid not in the trace" 1 "no sched_switch of the server (pid 99)" bash $WL --parse-preempt "$T/preempt.trace" --server-pid 99
 expect_fail "wakeups-live --preempt with --sched" 2 "one at a time" bash $WL --preempt --sched
+# --parse-calls: the reader (pid 10) read three times, 2, 2 and 4 us (and
+# once found nothing, EAGAIN: left out); the writer (pid 20) wrote twice,
+# 6 us each (two calls: no spread); the trace spans 44 us from the first
+# exit to the last.  Fewer than 100 calls: nothing trimmed, no sums of 100
+cat >"$T/calls.trace" <<'EOF_TRACE'
+# tracer: nop
+          iperf3-10      [001] .....    10.000000: sys_read(fd: 5, buf: 0x1, count: 0x1000)
+          iperf3-10      [001] .....    10.000002: sys_read -> 0x1000
+          iperf3-20      [000] .....    10.000003: sys_write(fd: 5, buf: 0x1, count: 0x1000)
+          iperf3-20      [000] .....    10.000009: sys_write -> 0x1000
+          iperf3-10      [001] .....    10.000010: sys_read(fd: 5, buf: 0x1, count: 0x1000)
+          iperf3-10      [001] .....    10.000012: sys_read -> 0x1000
+          iperf3-10      [001] .....    10.000020: sys_read(fd: 5, buf: 0x1, count: 0x1000)
+          iperf3-10      [001] .....    10.000024: sys_read -> 0x1000
+          iperf3-10      [001] .....    10.000030: sys_read(fd: 5, buf: 0x1, count: 0x1000)
+          iperf3-10      [001] .....    10.000031: sys_read -> 0xfffffffffffffff5
+          iperf3-20      [000] .....    10.000040: sys_write(fd: 5, buf: 0x1, count: 0x1000)
+          iperf3-20      [000] .....    10.000046: sys_write -> 0x1000
+EOF_TRACE
+bash $WL --parse-calls "$T/calls.trace" --server-pid 10 >"$T/calls.out" 2>"$T/err"
+expect_eq "$?:$(cat "$T/err")" "0:" "wakeups-live --parse-calls"
+expect_eq "$(awk '$2 == "writer" || $2 == "reader" { print $2, $3, $4, $5, $6, $7 }' "$T/calls.out" | tr '\n' ';')" \
+	"writer write 45455 6.00 - -;reader read 68182 2.00 0.433 -;" "wakeups-live --parse-calls: the table"
+# the same calls on a TSC clock (whole cycles; 1 GHz: a us is 1000)
+awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^10\.[0-9]+:$/) { split(substr($i, 1, length($i) - 1), t, "."); $i = sprintf("%.0f:", (t[1] * 1000000 + t[2]) * 1000) } print }' "$T/calls.trace" >"$T/calls-tsc.trace"
+expect_eq "$(bash $WL --parse-calls "$T/calls-tsc.trace" --server-pid 10 --ghz 1 2>&1 | awk '$2 == "writer" || $2 == "reader" { print $2, $3, $4, $5, $6, $7 }' | tr '\n' ';')" \
+	"writer write 45455 6.00 - -;reader read 68182 2.00 0.433 -;" "wakeups-live --parse-calls: a TSC trace"
+expect_fail "wakeups-live --parse-calls without the server's pid" 2 "needs --server-pid" bash $WL --parse-calls "$T/calls.trace"
+expect_fail "wakeups-live --calls with --preempt" 2 "one at a time" bash $WL --calls --preempt
 # --parse-series: each interval's sum, not its streams' own figures
 cat >"$T/series.json" <<'EOF_JSON'
 {
