@@ -583,9 +583,10 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 				if (with_reps)
 					reps_busier(reps, i, &rs_snd, &rs_rcv);
 				if (rs_snd + rs_rcv > 0) {
-					/* metrics_busier_role's rule: the sender's at a tie */
-					bool pred_snd = v->pred[i].v[METRIC_SND_CPU_BUSY_PCT] >= v->pred[i].v[METRIC_RCV_CPU_BUSY_PCT];
-					bool in_one = (pred_snd ? rs_snd : rs_rcv) > 0;
+					bool in_one = (metrics_sender_busier(v->pred[i].v[METRIC_SND_CPU_BUSY_PCT],
+										     v->pred[i].v[METRIC_RCV_CPU_BUSY_PCT])
+							       ? rs_snd
+							       : rs_rcv) > 0;
 					rknown++;
 					rright += in_one;
 					snprintf(single, sizeof(single), "; single runs: the sender's in %d of %d%s", rs_snd,

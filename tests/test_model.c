@@ -67,6 +67,17 @@ static void test_cpu_bound_oracle(void **state)
 	assert_int_equal(m.bottleneck, BOTTLENECK_CPU);
 }
 
+/* 4 monitors x 2e5 cycles every 2 ms on the 2 GHz CPU of cpu_bound_base:
+ * 4 * 1e5 ns / 2e6 ns = 20% of it (MONITORS_SHARE) */
+#define MONITORS_SHARE (4 * (2e5 / 2.0) / 2e6)
+static void monitors_base(struct scenario *sc)
+{
+	cpu_bound_base(sc);
+	set(sc, "cost.monitor", "2e5");
+	set(sc, "host.monitors", "4");
+	set(sc, "host.monitor_period", "2ms");
+}
+
 /* The CPU-bound oracle with background monitors taking a known share of
  * the one CPU: throughput falls by exactly that share (they sleep most of
  * the time, so CFS gives them all they ask). */
@@ -74,14 +85,10 @@ static void test_cpu_bound_with_monitors(void **state)
 {
 	struct scenario sc;
 	struct metrics m;
-	/* 4 monitors x 2e5 cycles every 2 ms on a 2 GHz CPU: 4 * 1e5 ns / 2e6 ns = 20% */
-	const double share = 4 * (2e5 / 2.0) / 2e6;
+	const double share = MONITORS_SHARE;
 	(void)state;
 
-	cpu_bound_base(&sc);
-	set(&sc, "cost.monitor", "2e5");
-	set(&sc, "host.monitors", "4");
-	set(&sc, "host.monitor_period", "2ms");
+	monitors_base(&sc);
 	run(&sc, &m);
 	expect_within(m.v[METRIC_THROUGHPUT_TOTAL_MBPS], (1 - share) * 2e9 / (2 * 1.5) * 8 / 1e6, 0.02,
 		      "CPU-bound throughput with 20% taken by monitors");
@@ -98,13 +105,10 @@ static void test_cpu_bound_with_poisson_monitors(void **state)
 {
 	struct scenario sc;
 	struct metrics a, b, a2;
-	const double share = 4 * (2e5 / 2.0) / 2e6;
+	const double share = MONITORS_SHARE;
 	(void)state;
 
-	cpu_bound_base(&sc);
-	set(&sc, "cost.monitor", "2e5");
-	set(&sc, "host.monitors", "4");
-	set(&sc, "host.monitor_period", "2ms");
+	monitors_base(&sc);
 	set(&sc, "host.monitor_arrivals", "poisson");
 	set(&sc, "run.duration", "2s");
 	set(&sc, "run.ci_target", "0");

@@ -221,7 +221,7 @@ const char *metrics_busier_role(const double *v)
 	double s = v[METRIC_SND_CPU_BUSY_PCT], r = v[METRIC_RCV_CPU_BUSY_PCT];
 	if (!isfinite(s) || !isfinite(r))
 		return NULL;
-	return s >= r ? "sender's CPU" : "receiver's CPU";
+	return metrics_sender_busier(s, r) ? "sender's CPU" : "receiver's CPU";
 }
 
 void cpu_cycles_free(struct cpu_cycles *cc)

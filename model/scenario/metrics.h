@@ -167,6 +167,13 @@ int metric_find(const char *name);
 
 enum bottleneck_kind { BOTTLENECK_CPU, BOTTLENECK_WIRE, BOTTLENECK_WINDOW, BOTTLENECK_RECEIVER, BOTTLENECK_NONE };
 
+/* Whether the sender's CPU is the busier of two busy shares: on a tie it
+ * is (metrics_busier_role's rule, and the single runs' in reps.c). */
+static inline bool metrics_sender_busier(double snd_busy, double rcv_busy)
+{
+	return snd_busy >= rcv_busy;
+}
+
 /* Which role's CPU is the busier in v (snd_cpu_busy_pct against
  * rcv_cpu_busy_pct, the sender's on a tie): "sender's CPU" or "receiver's
  * CPU", NULL when either is not finite. */

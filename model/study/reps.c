@@ -88,7 +88,8 @@ static int read_rec(void *ctx, struct csvread_rec *rec, struct tcpsim_err *err)
 			rd->st = xrealloc(rd->st, (size_t)rd->cap_st * sizeof(*rd->st));
 		}
 		rd->st[rd->n_st++] =
-			(struct staged){.run = (int)(run - rd->rs->runs), .metric = -1, .v = busy[0] >= busy[1] ? 0 : 1};
+			(struct staged){.run = (int)(run - rd->rs->runs), .metric = -1,
+					.v = metrics_sender_busier(busy[0], busy[1]) ? 0 : 1};
 	}
 	return TCPSIM_OK;
 }
