@@ -173,12 +173,15 @@ expect_fail "cpuspeed bad --rounds" 2 "--rounds takes 1 to 64" "$BIN/cpuspeed" -
 # --wander: two threads on CPU 0 (the test needs one CPU; they take turns,
 # so some bins of one are empty and it says so on stderr): a line per CPU,
 # one for the pair, and the model's keys, which tcpsim takes as they are.
+# The bins are the span both threads timed: 2 s of 1 ms bins at most, and
+# less when the second started late on a CPU other tests load (990 once in
+# make check): at least a quarter of them.
 "$BIN/cpuspeed" --wander 2 --bin 1000 --cpus 0,0 --work chain >"$T/cs.out" 2>"$T/err"
 expect_eq "$?:$(awk '{ printf "%s%s/%s/%s", (NR > 1 ? " " : ""), $1, $2, $3 }' "$T/cs.out")" \
 	"0:wander/cpu/0 wander/cpu/0 wander/pair/0 model/host.speed_sd/=" "cpuspeed --wander: its lines"
-if awk '$2 == "cpu" && !($5 == "chain" && $7 > 0 && $7 < 5 && $11 != "" && $13 >= 0 && $13 <= 100 && $15 >= 1900 && $15 <= 2000) { b = 1 }
+if awk '$2 == "cpu" && !($5 == "chain" && $7 > 0 && $7 < 5 && $11 != "" && $13 >= 0 && $13 <= 100 && $15 >= 500 && $15 <= 2000) { b = 1 }
 	$2 == "pair" && !($6 == "chain" && $8 >= 0 && $10 >= -1 && $10 <= 1) { b = 1 } END { exit b || NR != 4 }' "$T/cs.out"; then ok
-else bad "cpuspeed --wander: want s.d. >= 0, stops 0-100%, some 2000 bins of 1 ms, a correlation in [-1, 1]; got: $(cat "$T/cs.out")"; fi
+else bad "cpuspeed --wander: want s.d. >= 0, stops 0-100%, 500-2000 bins of 1 ms, a correlation in [-1, 1]; got: $(cat "$T/cs.out")"; fi
 wsd=$(awk '$1 == "model" { print $4 }' "$T/cs.out")
 wtau=$(awk '$1 == "model" && $7 ~ /ms$/ { print $7 }' "$T/cs.out") # "-": no correlation time within the run
 "$TCPSIM" run scenarios/loopback-64k.cfg -s run.duration=50ms -s run.warmup=0 -s "host.speed_sd=$wsd" ${wtau:+-s "host.speed_tau=$wtau"} --format json >/dev/null 2>"$T/err"
