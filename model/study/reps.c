@@ -47,6 +47,17 @@ static int read_header(struct rreader *rd, struct csvread_rec *rec, struct tcpsi
 	return TCPSIM_OK;
 }
 
+/* One staged value of run `run`: metric -1 is which CPU was the busier
+ * (v 0 the sender's, 1 the receiver's). */
+static void stage(struct rreader *rd, int run, int metric, double v)
+{
+	if (rd->n_st == rd->cap_st) {
+		rd->cap_st = rd->cap_st ? 2 * rd->cap_st : 256;
+		rd->st = xrealloc(rd->st, (size_t)rd->cap_st * sizeof(*rd->st));
+	}
+	rd->st[rd->n_st++] = (struct staged){.run = run, .metric = metric, .v = v};
+}
+
 static int read_rec(void *ctx, struct csvread_rec *rec, struct tcpsim_err *err)
 {
 	struct rreader *rd = ctx;
@@ -74,23 +85,12 @@ static int read_rec(void *ctx, struct csvread_rec *rec, struct tcpsim_err *err)
 		if (!parse_finite(rec->field[c], &v))
 			return err_set(err, TCPSIM_EUSAGE, "%s:%d: %s: '%s' is not a number", rd->path, rec->line,
 				       metric_table[rd->metric_of[c]].name, rec->field[c]);
-		if (rd->n_st == rd->cap_st) {
-			rd->cap_st = rd->cap_st ? 2 * rd->cap_st : 256;
-			rd->st = xrealloc(rd->st, (size_t)rd->cap_st * sizeof(*rd->st));
-		}
-		rd->st[rd->n_st++] = (struct staged){.run = (int)(run - rd->rs->runs), .metric = rd->metric_of[c], .v = v};
+		stage(rd, (int)(run - rd->rs->runs), rd->metric_of[c], v);
 		if (rd->metric_of[c] == METRIC_SND_CPU_BUSY_PCT || rd->metric_of[c] == METRIC_RCV_CPU_BUSY_PCT)
 			busy[rd->metric_of[c] == METRIC_RCV_CPU_BUSY_PCT] = v;
 	}
-	if (isfinite(busy[0]) && isfinite(busy[1])) { /* staged as metric -1: which CPU was the busier */
-		if (rd->n_st == rd->cap_st) {
-			rd->cap_st = rd->cap_st ? 2 * rd->cap_st : 256;
-			rd->st = xrealloc(rd->st, (size_t)rd->cap_st * sizeof(*rd->st));
-		}
-		rd->st[rd->n_st++] =
-			(struct staged){.run = (int)(run - rd->rs->runs), .metric = -1,
-					.v = metrics_sender_busier(busy[0], busy[1]) ? 0 : 1};
-	}
+	if (isfinite(busy[0]) && isfinite(busy[1]))
+		stage(rd, (int)(run - rd->rs->runs), -1, metrics_sender_busier(busy[0], busy[1]) ? 0 : 1);
 	return TCPSIM_OK;
 }
 
