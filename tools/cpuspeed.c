@@ -64,7 +64,8 @@
  * SD the s.d. of the log speed (or ratio); R its autocorrelation 1 ms
  * apart; T where its autocorrelation first falls to 1/e (interpolated
  * linearly between bins; "-" if not within a quarter of the run); C the two
- * CPUs' correlation.  The model line: the first pair's relative wander split
+ * CPUs' correlation; R and C are "-" where a series has no spread (SD 0:
+ * a thread a loaded CPU starved keeps one value).  The model line: the first pair's relative wander split
  * evenly between its two CPUs (SD' = SD / sqrt 2, each CPU's drawn apart in
  * the model), and the correlation time whose exponential gives the pair's
  * R 1 ms apart (T' = -1 ms / ln R), the span of a race between a writer and
@@ -358,6 +359,17 @@ static double corr_time_bins(const double *x, long n, long max_lag)
 	return NAN;
 }
 
+/* " LABEL R", or " LABEL -" where a series has no spread (every bin the
+ * same: a thread that a loaded CPU starved kept one value) and so no
+ * correlation */
+static void print_corr(const char *label, double r)
+{
+	if (isnan(r))
+		printf(" %s -", label);
+	else
+		printf(" %s %.3f", label, r);
+}
+
 static void print_ms(double bins, double bin_ns)
 {
 	if (isnan(bins))
@@ -387,8 +399,8 @@ static int wander_report(struct probe *pr, int n, double bin_ns, double *model_s
 		long thin;
 		lv[i] = xmalloc((size_t)nb * sizeof(**lv));
 		wander_bins(&pr[i], t0, bin_ns, nb, lv[i], &stop_ns, &thin);
-		printf("wander cpu %d work %s sd %.4f acf_1ms %.3f", pr[i].cpu, w, gsl_stats_sd(lv[i], 1, (size_t)nb),
-		       gsl_stats_correlation(lv[i], 1, lv[i] + lag_1ms, 1, (size_t)(nb - lag_1ms)));
+		printf("wander cpu %d work %s sd %.4f", pr[i].cpu, w, gsl_stats_sd(lv[i], 1, (size_t)nb));
+		print_corr("acf_1ms", gsl_stats_correlation(lv[i], 1, lv[i] + lag_1ms, 1, (size_t)(nb - lag_1ms)));
 		print_ms(corr_time_bins(lv[i], nb, max_lag), bin_ns);
 		printf(" stops_pct %.2f bins %ld\n", 100 * stop_ns / (t1 - t0), nb);
 		if (thin > nb / 100)
@@ -402,8 +414,9 @@ static int wander_report(struct probe *pr, int n, double bin_ns, double *model_s
 				r[b] = lv[j][b] - lv[i][b];
 			double sd = gsl_stats_sd(r, 1, (size_t)nb);
 			double acf = gsl_stats_correlation(r, 1, r + lag_1ms, 1, (size_t)(nb - lag_1ms));
-			printf("wander pair %d %d work %s sd %.4f corr %.3f acf_1ms %.3f", pr[i].cpu, pr[j].cpu, w, sd,
-			       gsl_stats_correlation(lv[i], 1, lv[j], 1, (size_t)nb), acf);
+			printf("wander pair %d %d work %s sd %.4f", pr[i].cpu, pr[j].cpu, w, sd);
+			print_corr("corr", gsl_stats_correlation(lv[i], 1, lv[j], 1, (size_t)nb));
+			print_corr("acf_1ms", acf);
 			print_ms(corr_time_bins(r, nb, max_lag), bin_ns);
 			printf("\n");
 			if (isnan(sd0)) {
@@ -413,7 +426,10 @@ static int wander_report(struct probe *pr, int n, double bin_ns, double *model_s
 		}
 	*model_sd = sd0 / M_SQRT2;
 	*model_tau_ms = acf0 > 0 && acf0 < 1 ? -1 / log(acf0) : NAN;
-	if (isnan(*model_tau_ms))
+	if (isnan(*model_tau_ms) && isnan(acf0))
+		printf("model host.speed_sd = %.4f host.speed_tau = - (the pair's autocorrelation 1 ms apart is -)\n",
+		       *model_sd);
+	else if (isnan(*model_tau_ms))
 		printf("model host.speed_sd = %.4f host.speed_tau = - (the pair's autocorrelation 1 ms apart is %.3f)\n",
 		       *model_sd, acf0);
 	else

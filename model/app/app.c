@@ -353,7 +353,7 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 		/* sndbuf full: push what we have; sk_stream_wait_memory releases
 		 * the socket (the ACKs in its backlog are processed) and sleeps
 		 * if that freed nothing, until ACKs free space */
-		tcp_push_sendmsg(sim, c, tc);
+		tcp_push_sendmsg(sim, c, tc, false); /* flags & ~MSG_MORE */
 		if (!writer_release(sim, c, t) || tc->wmem_queued < tc->sndbuf)
 			return APP_RAN;
 		tc->sender_waiting = true;
@@ -373,13 +373,13 @@ static enum app_result sender_step(struct sim *sim, struct cpu *c, struct task *
 	}
 	t->app->call_left -= n;
 	if (t->app->call_left == 0) {
-		tcp_push_sendmsg(sim, c, tc);
+		tcp_push_sendmsg(sim, c, tc, false);
 		if (owns_through_step(c))
 			t->app->releasing = true; /* release_sock after this step's copy and transmit */
 		else
 			writer_return(sim, c, t);
 	} else if (pipe && t->app->pipe_bytes == 0) {
-		tcp_push_sendmsg(sim, c, tc);
+		tcp_push_sendmsg(sim, c, tc, true); /* splice_direct_to_actor: SPLICE_F_MORE */
 		t->app->pipe_release = true;
 	}
 	return APP_RAN;

@@ -59,6 +59,7 @@ static void lo_segment(struct sim *sim, struct cpu *c, struct skb *gso,
 		seg->len = (uint32_t)(end - seq < mss ? end - seq : mss);
 		seg->segs = 1;
 		seg->gso_cut = true;
+		seg->psh = gso->psh && seq + seg->len == end; /* tcp_gso_segment: the last keeps PSH */
 		seg->truesize += (int)seg->len;
 		seq += seg->len;
 		deliver(sim, c, seg);

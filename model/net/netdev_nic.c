@@ -47,6 +47,7 @@ struct nic_pkt {
 	uint64_t ack_seq;        /* ACK: cumulative ack */
 	uint64_t wnd_end;        /* ACK: right edge of the window */
 	bool ce;                 /* data: marked Congestion Experienced */
+	bool psh;                /* data: PSH (the driver skb's, on its last piece) */
 	uint32_t ece_bytes;      /* ACK: the CE-marked bytes it echoes */
 	sim_ns ts_at;            /* TS option: TSval (ACK) or TSecr (data), as a time */
 	sim_ns ts2_at;           /*   and its other half: TSecr (ACK) or TSval (data) */
@@ -389,6 +390,7 @@ static struct nic_pkt *tx_start(struct sim *sim, struct nic_port *p)
 		pkt->seq = skb->seq + off;
 		pkt->len = skb->len - off < mss ? skb->len - off : mss;
 		pkt->ce = skb->ce;
+		pkt->psh = skb->psh && off + pkt->len == skb->len;
 		p->backlog_bytes -= pkt->len;
 		pkt->ts_at = skb->ts_at;
 		pkt->ts2_at = skb->sent_at;
@@ -750,6 +752,7 @@ static struct skb *skb_of(struct sim *sim, struct cpu *c, const struct nic_pkt *
 		skb->segs = 1;
 		skb->truesize += (int)pkt->len;
 		skb->ce = pkt->ce;
+		skb->psh = pkt->psh;
 		skb->sent_at = pkt->ts2_at;
 	} else {
 		skb->ack_seq = pkt->ack_seq;
@@ -804,6 +807,7 @@ static void rx_frame(struct sim *sim, struct cpu *c, struct nic_queue *q, const 
 			    (uint64_t)nic->hdr_bytes + h->len + pkt->len < (uint64_t)sc->gro_max_bytes && h->segs < UINT16_MAX) {
 				h->len += pkt->len;
 				h->segs++;
+				h->psh |= pkt->psh; /* tcp_gro_receive: PSH kept in the merged header */
 				h->truesize += (int)pkt->len;
 				sim->cnt.gro_merges++;
 				cpu_charge(sim, c, COST_GRO_SEG, c->host->cfg->cost_cycles[COST_GRO_SEG]);
@@ -970,6 +974,7 @@ void nic_inject_rx(struct sim *sim, int host, struct tcp_conn *tc, uint64_t seq,
 	pkt->kind = SKB_DATA;
 	pkt->seq = seq;
 	pkt->len = len;
+	pkt->psh = false;
 	p->peer->on_wire++;
 	rx_arrive(sim, p, pkt);
 }

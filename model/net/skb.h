@@ -90,6 +90,8 @@ struct skb {
 	bool tx_app_limited;
 	bool ect;                /* data: ECN-capable transport */
 	bool dsack;              /* ACK: reports data received twice (D-SACK) */
+	bool psh;                /* data: PSH, the end of a write (tcp_push -> tcp_mark_push); a split
+	                          * leaves it on the second part, a GSO cut on the last segment */
 	/* line 3 */
 	_Alignas(64) sim_ns ts_at; /* TS option: an ACK's TSval, a data frame's TSecr (the time each stands for) */
 	uint64_t ack_seq;        /* ACK: cumulative ack */

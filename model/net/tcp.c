@@ -246,6 +246,7 @@ bool tcp_skb_try_coalesce(const struct tcp_conn *tc, struct skb *tail, const str
 	if (frags > MAX_SKB_FRAGS)
 		return false;
 	tail->frags = (uint8_t)frags;
+	tail->psh |= skb->psh; /* the tail takes the flags too */
 	tail->len += skb->len;
 	tail->segs = (uint16_t)(tail->segs + skb->segs > 0xFFFF ? 0xFFFF : tail->segs + skb->segs);
 	tail->truesize += (int)skb->len;

@@ -383,8 +383,10 @@ void tcp_chrono_read(const struct tcp_conn *tc, sim_ns now, sim_ns *busy, sim_ns
  * a short tail is held while earlier skbs of the socket are still in the
  * qdisc or device (sk_wmem_alloc above the tail's own truesize: only over
  * a NIC, lo and veth orphan at transmit) and the rtx queue is not empty;
- * TSQ_THROTTLED is set so the TX completion (tcp_wfree) pushes it. */
-void tcp_push_sendmsg(struct sim *sim, struct cpu *c, struct tcp_conn *tc);
+ * TSQ_THROTTLED is set so the TX completion (tcp_wfree) pushes it.
+ * Unless `more` (MSG_MORE: a splice's pipe with more of the call to come)
+ * the unsent tail is marked PSH first (tcp_mark_push). */
+void tcp_push_sendmsg(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool more);
 
 /* Receive side, process context on c: copy up to `max` bytes from the
  * receive queue; returns bytes copied (0: queue empty). */

@@ -133,6 +133,15 @@ static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
 			}
 		}
 		tc->rcv_mss = (int)min64(seg, tc->advmss);
+		/* 6.6+ (4720852ed9af, "tcp: fix delayed ACKs for MSS boundary
+		 * condition"; in the stable trees from 5.15.134 and 6.1.56): a
+		 * segment of a full rcv_mss or more that carries PSH, a write's
+		 * end, marks the ACK pushed too, so the read that empties the
+		 * queue sends it (tcp_cleanup_rbuf) -- where the write ends on
+		 * an MSS boundary (MTU 16436 with 16 KB writes) or its frame is
+		 * a GSO skb (len is gso_size: every TSO frame on lo) */
+		if (skb->psh && !tc->ack_pushed && host_kernel_at_least(tc->rcv_host, 6, 6))
+			tc->ack_pushed = 1;
 	} else if (host_kernel_at_least(tc->rcv_host, 4, 0)) {
 		/* a segment below rcv_mss (tcp_measure_rcv_mss's other branch):
 		 * two of one size in a row make it the new rcv_mss; any other

@@ -61,6 +61,7 @@ uint32_t tcp_send_append(struct sim *sim, struct cpu *c, struct tcp_conn *tc, ui
 		  tc->id, tc->send_head_len);
 	tail->len += n;
 	tail->truesize += (int)n;
+	tail->psh = false; /* tcp_sendmsg_locked: PSH cleared where a write's data goes on */
 	tc->wmem_queued += n;
 	tc->write_seq += n;
 	if (tail->len >= (uint32_t)goal)
@@ -80,6 +81,8 @@ void tcp_split_skb(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct s
 	rest->seq = skb->seq + len;
 	rest->len = moved;
 	rest->truesize += (int)moved;
+	rest->psh = skb->psh; /* PSH (and FIN) only in the second part */
+	skb->psh = false;
 	skb->len = len;
 	if (skb == tc->send_head)
 		tc->send_head_len = len;
@@ -381,9 +384,12 @@ static void rate_skb_sent(struct tcp_conn *tc, struct skb *skb, sim_ns tx_ns)
 	skb->tx_app_limited = tc->app_limited != 0;
 }
 
-void tcp_push_sendmsg(struct sim *sim, struct cpu *c, struct tcp_conn *tc)
+void tcp_push_sendmsg(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool more)
 {
-	const struct skb *tail = tc->wq.tail;
+	struct skb *tail = tc->wq.tail;
+
+	if (!more && tail && !tail->sent)
+		tail->psh = true; /* tcp_mark_push: the unsent tail ends the write */
 
 	if (host_kernel_at_least(tc->snd_host, 3, 14) && tail && !tail->sent && tail == tc->send_head &&
 	    tail->len < (uint32_t)current_size_goal(tc) && tc->snd_nxt > tc->snd_una && tc->tsq_bytes > 0) {
@@ -485,6 +491,7 @@ static void grow_skb(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct
 	next->len -= n;
 	next->truesize -= (int)n;
 	if (next->len == 0) {
+		skb->psh |= next->psh; /* tcp_eat_one_skb: the flags of the skb eaten */
 		skb->next = next->next;
 		if (tc->wq.tail == next)
 			tc->wq.tail = skb;
