@@ -445,15 +445,20 @@ static void test_nonblocking_read_ends_at_the_queue(void **state)
 	run(&sc, &blocking);
 	double share = m_of(&nonblocking, "acks_read_per_s") / m_of(&nonblocking, "acks_per_s");
 	double share_blocking = m_of(&blocking, "acks_read_per_s") / m_of(&blocking, "acks_per_s");
-	/* the machine: 94.4% (amd-epyc-2cpu-2596, tools/wakeups-live --acks);
-	 * the model at the profile's prices (a switch and a wakeup as primcost
-	 * gives them since 2026-12-07) 78%, its blocking read 74% */
+	/* the machine: 94.4% (amd-epyc-2cpu-2596, tools/wakeups-live --acks),
+	 * 1.31 ACKs a write; the model at the profile's prices 92% from either
+	 * read since tcp_space takes the backlog's bytes (81% and 77% before),
+	 * the non-blocking read's 1.04 ACKs a write against the blocking
+	 * one's 0.73: each read ends at the queue it found and ACKs it */
 	expect_range(share, 0.7, 1, "iperf3: the reads send the ACKs");
+	expect_range(share_blocking, 0.5, 1, "netperf: the reads send most ACKs");
 	expect_range(m_of(&nonblocking, "reads_per_s") / m_of(&nonblocking, "writes_per_s"), 1.05, 2,
 		     "iperf3: reads end short, more of them than writes");
-	if (!(share_blocking + 0.02 < share))
-		fail_msg("the reads' share of the ACKs: %.3f blocking (netperf) against %.3f non-blocking", share_blocking,
-			 share);
+	double acks_write = m_of(&nonblocking, "acks_per_s") / m_of(&nonblocking, "writes_per_s");
+	double acks_write_blocking = m_of(&blocking, "acks_per_s") / m_of(&blocking, "writes_per_s");
+	if (!(acks_write > 1.2 * acks_write_blocking))
+		fail_msg("ACKs a write: %.3f blocking (netperf) against %.3f non-blocking", acks_write_blocking,
+			 acks_write);
 }
 
 /* 6.6+ (4720852ed9af): a segment of a full rcv_mss that carries PSH marks
@@ -1362,18 +1367,20 @@ static void test_rcvbuf_autotuning_by_era(void **state)
 /* host.ipi_latency: a wake list's IPI reaches a CPU that is not halted
  * (running, or still switching to its idle task) that much later, and the
  * task it wakes is activated only then.  On the live Intel profile
- * (scenarios/live/intel-xeon-2cpu-2600-lo.cfg, its starting costs, 16 KB
+ * (scenarios/live/intel-xeon-2cpu-2600-lo.cfg, its starting costs, 8 KB
  * writes at MTU 1500) the reader, often woken on its way into idle, then
  * finds more queued: it sleeps less often, and the writer pays fewer
- * IPIs.  A halted CPU is reached after its exit latency whatever
- * ipi_latency says. */
+ * IPIs.  (16 KB writes showed it until tcp_space took the backlog's bytes
+ * from the window: there the late wakeups now find the reader's CPU
+ * polling, 0.63 CAL a wakeup, and are no fewer.)  A halted CPU is reached
+ * after its exit latency whatever ipi_latency says. */
 static void test_ipi_latency_delays_a_queued_wakeup(void **state)
 {
 	struct scenario sc;
 	struct metrics now, late, halted, halted_late;
 	(void)state;
 	for (int k = 0; k < 2; k++) {
-		live_intel_lo(&sc, "1500", "16K");
+		live_intel_lo(&sc, "1500", "8K");
 		set(&sc, "cost.nohz_exit", "0"); /* this mechanism alone */
 		set(&sc, "cost.timer_irq", "3000"); /* and the ticks' interrupts at bare metal's price */
 		/* the profile's costs before it measured skb_alloc, skb_free,
@@ -1406,9 +1413,9 @@ static void test_ipi_latency_delays_a_queued_wakeup(void **state)
 		fail_msg("ipi_latency 26 us: %.0f wakeups/s against %.0f at once", m_of(&late, "wakeups_per_s"),
 			 m_of(&now, "wakeups_per_s"));
 	/* each wakeup spared is an IPI the writer does not pay (cost.ipi_send,
-	 * 15 us here): a sixth of the wakeups, some 3% of its CPU (half and
-	 * 7% before iperf3's non-blocking read ended at the empty receive
-	 * queue, reads_nonblocking in model/app/app.c) */
+	 * 15 us here): 14,815 wakeups a second at once, 6,575 late, and 18%
+	 * more throughput (at 16 KB writes, before tcp_space took the backlog:
+	 * a sixth of the wakeups, some 3%) */
 	if (!(m_of(&late, "throughput_mbps") > 1.02 * m_of(&now, "throughput_mbps")))
 		fail_msg("ipi_latency 26 us: %.0f Mbit/s against %.0f at once", m_of(&late, "throughput_mbps"),
 			 m_of(&now, "throughput_mbps"));

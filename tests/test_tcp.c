@@ -770,6 +770,40 @@ static void test_zero_window_below_a_sixteenth_since_4_0(void **state)
 	assert_true(window_with_free("6.18", 8) >= 40 * 1448);
 }
 
+/* tcp_space takes what waits in the socket's backlog (sk_backlog.len) from
+ * the free buffer as it takes the receive queue (sk_rmem_alloc): frames
+ * that reached a reader's backlog while it read are charged to the window
+ * before __release_sock queues them.  The model from 4.14 (without
+ * prequeue, the backlog is where a reading owner's frames wait).  The
+ * buffer here is 1 MB; 1/4 of it free, half of that in the backlog. */
+static uint32_t window_with_backlog(const char *kernel, int64_t backlog_bytes)
+{
+	struct story st;
+	uint32_t w;
+
+	story_begin_k(&st, "1500", kernel);
+	st.tc->rmem_alloc = st.tc->rcvbuf - st.tc->rcvbuf / 4;
+	st.tc->rx_backlog_bytes = backlog_bytes;
+	w = tcp_select_window_now(st.tc);
+	story_end(&st);
+	return w;
+}
+
+static void test_backlog_takes_window_since_4_14(void **state)
+{
+	(void)state;
+	int64_t rcvbuf = 1024 * 1024;
+	uint32_t free_now = window_with_backlog("6.18", 0);
+	/* a quarter free is below half the buffer: the window is that space */
+	assert_true(free_now >= 40 * 1448);
+	assert_true(window_with_backlog("6.18", rcvbuf / 8) < free_now * 6 / 10);
+	assert_true(window_with_backlog("6.18", rcvbuf / 8) > free_now * 4 / 10);
+	/* all of it in the backlog: no window */
+	assert_int_equal(window_with_backlog("6.18", rcvbuf / 4), 0);
+	/* 4.13 (prequeue): the backlog is not counted */
+	assert_int_equal(window_with_backlog("4.13", rcvbuf / 8), window_with_backlog("4.13", 0));
+}
+
 static void test_iperf3_reader_selects_then_reads(void **state)
 {
 	struct story st;
@@ -825,6 +859,7 @@ int main(void)
 		cmocka_unit_test(test_read_emptying_queue_acks_short_segment_since_4_0),
 		cmocka_unit_test(test_costly_frame_grows_window_since_4_19),
 		cmocka_unit_test(test_zero_window_below_a_sixteenth_since_4_0),
+		cmocka_unit_test(test_backlog_takes_window_since_4_14),
 	};
 	return cmocka_run_group_tests_name("tcp stories", tests, NULL, NULL);
 }

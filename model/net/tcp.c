@@ -40,6 +40,17 @@ int64_t tcp_win_from_space(const struct tcp_conn *tc, int64_t space)
 	return s <= 0 ? space >> -s : space - (space >> s);
 }
 
+/* tcp_space: the window the free buffer allows.  Without prequeue (4.14+
+ * here) what waits in the socket's backlog counts as taken, until
+ * __release_sock has drained all of it (sk_backlog.len). */
+int64_t tcp_space(const struct tcp_conn *tc)
+{
+	int64_t taken = tc->rmem_alloc;
+	if (host_kernel_at_least(tc->rcv_host, 4, 14))
+		taken += tc->rx_backlog_bytes;
+	return tcp_win_from_space(tc, tc->rcvbuf - taken);
+}
+
 /* tcp_space_from_win: its inverse (6.6+; before, the adv_win_scale split) */
 int64_t tcp_space_from_win(const struct tcp_conn *tc, int64_t win)
 {
@@ -287,6 +298,7 @@ static bool backlog_coalesce(struct sim *sim, struct cpu *c, struct tcp_conn *tc
 		return false;
 	if (skb->gso_size > tail->gso_size)
 		tail->gso_size = skb->gso_size;
+	tc->rx_backlog_bytes += skb->len; /* the merged data's truesize, as sk_backlog.len grows */
 	sim->cnt.backlog_coalesce++;
 	skb_free(sim, c, skb);
 	return true;
@@ -344,6 +356,7 @@ bool tcp_defer_to_owner(struct sim *sim, struct cpu *c, struct skb *skb)
 		if (!tc->receiver_waiting && backlog_coalesce(sim, c, tc, skb))
 			return true;
 		skb_list_push(&tc->rx_backlog, skb);
+		tc->rx_backlog_bytes += skb->truesize; /* sk_add_backlog */
 		if (tc->receiver_waiting && tc->rx_backlog.len == 1) { /* tcp_prequeue: wake on the first */
 			tc->receiver_waiting = false;
 			sim->cnt.rcv_wakeups++;
@@ -374,6 +387,7 @@ int64_t tcp_reader_backlog_one(struct sim *sim, struct cpu *c, struct tcp_conn *
 	 * BH while processing socket backlog") __release_sock runs with them on */
 	c->bh_off = skb != NULL && !host_kernel_at_least(c->host, 4, 7);
 	if (!skb) {
+		tc->rx_backlog_bytes = 0; /* __release_sock, once the backlog is empty */
 		/* tcp_release_cb: the ACK the drain deferred, if still due.
 		 * release_sock calls it under spin_lock_bh and clears the
 		 * ownership before spin_unlock_bh runs the softirq: the NET_RX

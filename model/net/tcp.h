@@ -335,6 +335,7 @@ struct tcp_conn {
 	const struct cpu *sk_cpu[2]; /* the CPU that last touched the sender's [0] and receiver's [1] socket */
 	bool receiver_waiting;       /* blocked in sk_wait_data */
 	struct skb_list rx_backlog;  /* data for a reader inside recv(): prequeue / sk_backlog */
+	int64_t rx_backlog_bytes;    /* sk_backlog.len: truesize added, zeroed when __release_sock is done */
 	uint64_t space_seq;          /* rcvq_space.seq (autotuning) */
 	int64_t space_bytes;         /* rcvq_space.space */
 	sim_ns space_time;

@@ -14,7 +14,7 @@
 uint32_t tcp_select_window_now(const struct tcp_conn *tc)
 {
 	int64_t mss = tc->rcv_mss;
-	int64_t free_space = tcp_win_from_space(tc, tc->rcvbuf - tc->rmem_alloc);
+	int64_t free_space = tcp_space(tc);
 	int64_t full_space = min64(tc->window_clamp, tcp_win_from_space(tc, tc->rcvbuf));
 	int64_t window;
 

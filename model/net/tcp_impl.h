@@ -29,6 +29,7 @@ static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /* tcp.c (set-up and checks) */
 int64_t tcp_win_from_space(const struct tcp_conn *tc, int64_t space);
+int64_t tcp_space(const struct tcp_conn *tc);
 int64_t tcp_space_from_win(const struct tcp_conn *tc, int64_t win);
 /* the page frags a received data skb holds (skb_shinfo()->nr_frags), tcp.c */
 int tcp_rx_frags(const struct tcp_conn *tc, const struct skb *s);

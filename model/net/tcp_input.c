@@ -171,7 +171,7 @@ static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
 	 * against a clamp of 959,839), and every later frame's receipt finds
 	 * the window would shrink: the reader's read sends the ACKs */
 	if (v419) {
-		int64_t room = min64(tc->window_clamp, tcp_win_from_space(tc, tc->rcvbuf - tc->rmem_alloc)) - tc->rcv_ssthresh;
+		int64_t room = min64(tc->window_clamp, tcp_space(tc)) - tc->rcv_ssthresh;
 		if (room > 0 && skb->len >= 128) {
 			int64_t incr = tcp_win_from_space(tc, skb->truesize) <= (int64_t)skb->len ? 2 * tc->advmss
 												: tcp_grow_window_slow(tc, skb);
@@ -181,7 +181,7 @@ static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
 			}
 		}
 	} else if (tc->rcv_ssthresh < tc->window_clamp &&
-		   tc->rcv_ssthresh < tcp_win_from_space(tc, tc->rcvbuf - tc->rmem_alloc) &&
+		   tc->rcv_ssthresh < tcp_space(tc) &&
 		   tcp_win_from_space(tc, skb->truesize) <= (int64_t)skb->len) {
 		tc->rcv_ssthresh = min64(tc->rcv_ssthresh + 2 * tc->advmss, tc->window_clamp);
 	}
