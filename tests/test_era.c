@@ -478,9 +478,13 @@ static void test_full_mss_push_acked_by_the_read_since_6_6(void **state)
 	set(&sc, "host.kernel", "6.5");
 	run(&sc, &m65);
 	expect_range(m_of(&m66, "segs_per_frame"), 1, 1, "6.6: one segment a frame, one frame a write");
-	expect_range(m_of(&m66, "acks_read_per_s") / m_of(&m66, "acks_per_s"), 0.8, 1, "6.6: the reads send the ACKs");
-	expect_range(m_of(&m65, "acks_read_per_s") / m_of(&m65, "acks_per_s"), 0, 0.6,
-		     "6.5: a read with one MSS unacked sends none");
+	double share66 = m_of(&m66, "acks_read_per_s") / m_of(&m66, "acks_per_s");
+	double share65 = m_of(&m65, "acks_read_per_s") / m_of(&m65, "acks_per_s");
+	expect_range(share66, 0.8, 1, "6.6: the reads send the ACKs");
+	/* 92% against 59% (90% and 49% before tcp_space took the backlog) */
+	if (!(share65 < share66 - 0.2))
+		fail_msg("the reads' share of the ACKs: 6.6 %.3f, 6.5 %.3f (a read with one MSS unacked sends none)",
+			 share66, share65);
 	if (!(m_of(&m66, "acks_per_s") > 1.15 * m_of(&m65, "acks_per_s")))
 		fail_msg("ACKs a second: 6.6 %.0f, 6.5 %.0f", m_of(&m66, "acks_per_s"), m_of(&m65, "acks_per_s"));
 }
