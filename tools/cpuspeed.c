@@ -359,23 +359,17 @@ static double corr_time_bins(const double *x, long n, long max_lag)
 	return NAN;
 }
 
-/* " LABEL R", or " LABEL -" where a series has no spread (every bin the
- * same: a thread that a loaded CPU starved kept one value) and so no
- * correlation */
-static void print_corr(const char *label, double r)
+/* " LABEL V" (no LABEL: " V"), V "-" where there is none: no correlation
+ * time within the run, or no correlation of a series without spread
+ * (every bin the same: a thread that a loaded CPU starved kept one value) */
+static void print_value(const char *label, double v)
 {
-	if (isnan(r))
-		printf(" %s -", label);
+	if (label)
+		printf(" %s", label);
+	if (isnan(v))
+		printf(" -");
 	else
-		printf(" %s %.3f", label, r);
-}
-
-static void print_ms(double bins, double bin_ns)
-{
-	if (isnan(bins))
-		printf(" tau_ms -");
-	else
-		printf(" tau_ms %.3f", bins * bin_ns / 1e6);
+		printf(" %.3f", v);
 }
 
 /* --wander's report, from the pieces the threads timed (see the top). */
@@ -400,8 +394,8 @@ static int wander_report(struct probe *pr, int n, double bin_ns, double *model_s
 		lv[i] = xmalloc((size_t)nb * sizeof(**lv));
 		wander_bins(&pr[i], t0, bin_ns, nb, lv[i], &stop_ns, &thin);
 		printf("wander cpu %d work %s sd %.4f", pr[i].cpu, w, gsl_stats_sd(lv[i], 1, (size_t)nb));
-		print_corr("acf_1ms", gsl_stats_correlation(lv[i], 1, lv[i] + lag_1ms, 1, (size_t)(nb - lag_1ms)));
-		print_ms(corr_time_bins(lv[i], nb, max_lag), bin_ns);
+		print_value("acf_1ms", gsl_stats_correlation(lv[i], 1, lv[i] + lag_1ms, 1, (size_t)(nb - lag_1ms)));
+		print_value("tau_ms", corr_time_bins(lv[i], nb, max_lag) * bin_ns / 1e6);
 		printf(" stops_pct %.2f bins %ld\n", 100 * stop_ns / (t1 - t0), nb);
 		if (thin > nb / 100)
 			fprintf(stderr, PROG ": --wander: CPU %d had %ld bins with under 3 pieces (a larger --bin?)\n",
@@ -415,9 +409,9 @@ static int wander_report(struct probe *pr, int n, double bin_ns, double *model_s
 			double sd = gsl_stats_sd(r, 1, (size_t)nb);
 			double acf = gsl_stats_correlation(r, 1, r + lag_1ms, 1, (size_t)(nb - lag_1ms));
 			printf("wander pair %d %d work %s sd %.4f", pr[i].cpu, pr[j].cpu, w, sd);
-			print_corr("corr", gsl_stats_correlation(lv[i], 1, lv[j], 1, (size_t)nb));
-			print_corr("acf_1ms", acf);
-			print_ms(corr_time_bins(r, nb, max_lag), bin_ns);
+			print_value("corr", gsl_stats_correlation(lv[i], 1, lv[j], 1, (size_t)nb));
+			print_value("acf_1ms", acf);
+			print_value("tau_ms", corr_time_bins(r, nb, max_lag) * bin_ns / 1e6);
 			printf("\n");
 			if (isnan(sd0)) {
 				sd0 = sd;
@@ -426,13 +420,11 @@ static int wander_report(struct probe *pr, int n, double bin_ns, double *model_s
 		}
 	*model_sd = sd0 / M_SQRT2;
 	*model_tau_ms = acf0 > 0 && acf0 < 1 ? -1 / log(acf0) : NAN;
-	if (isnan(*model_tau_ms) && isnan(acf0))
-		printf("model host.speed_sd = %.4f host.speed_tau = - (the pair's autocorrelation 1 ms apart is -)\n",
-		       *model_sd);
-	else if (isnan(*model_tau_ms))
-		printf("model host.speed_sd = %.4f host.speed_tau = - (the pair's autocorrelation 1 ms apart is %.3f)\n",
-		       *model_sd, acf0);
-	else
+	if (isnan(*model_tau_ms)) {
+		printf("model host.speed_sd = %.4f host.speed_tau = - (the pair's autocorrelation 1 ms apart is", *model_sd);
+		print_value(NULL, acf0);
+		printf(")\n");
+	} else
 		printf("model host.speed_sd = %.4f host.speed_tau = %.3fms\n", *model_sd, *model_tau_ms);
 	for (int i = 0; i < n; i++)
 		free(lv[i]);
