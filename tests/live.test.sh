@@ -1271,6 +1271,18 @@ expect_fail "frame-prices.sh: a missing matrix" 2 "frame-prices.sh: no such matr
 expect_fail "frame-prices.sh: a clock that is no number" 2 "frame-prices.sh: GHZ must be a clock in GHz, not 'fast'" sh $FP rx_frame $L.profile-send.txt $L.csv fast
 expect_fail "frame-prices.sh: sendfile profiles" 2 "profiles sendfile()" sh $FP rx_frame $L.profile-send-sendfile.txt $L.csv 2.6
 expect_fail "frame-prices.sh: a key the profile lacks" 2 "frame-prices.sh: no no_such_key line in the profiles" sh $FP no_such_key $L.profile-send.txt $L.csv 2.6
+# call-prices.sh: a key priced per call from committed profiles (fixed
+# data): the medians the amd-epyc-2cpu-2596 profile holds for user and
+# recv_user, and its refusals
+CP=validation/live/call-prices.sh
+expect_eq "$(sh $CP user $L.profile-send.txt,$L.profile-recv.txt 2.59614 | tail -1)" \
+	"user: median 405 cycles a write, 627 a read, over 16 runs" "call-prices.sh: user over two profiles"
+expect_eq "$(sh $CP user $L.profile-send.txt 2.59614 | sed -n 1p | tr -s ' ')" \
+	"$L.profile-send.txt MTU 1500 4K rep 1 writer 394 cycles a write reader 622 a read" "call-prices.sh: a run's line"
+expect_fail "call-prices.sh: its arguments" 2 "call-prices.sh: want 3 arguments, got 1" sh $CP user
+expect_fail "call-prices.sh: a missing profile" 2 "call-prices.sh: no such profile: $T/none.txt" sh $CP user "$T/none.txt" 2.6
+expect_fail "call-prices.sh: a clock that is no number" 2 "call-prices.sh: GHZ must be a clock in GHz, not 'fast'" sh $CP user $L.profile-send.txt fast
+expect_fail "call-prices.sh: a key the profile lacks" 2 "call-prices.sh: no no_such_key line in the profiles" sh $CP no_such_key $L.profile-send.txt 2.6
 # the canary study's table (kept runs and marks, fixed data): a slow run's
 # cycles a read and slow%, and the best canary's rank correlation
 C=validation/live/amd-epyc-2cpu-2096-1204-canary

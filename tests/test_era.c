@@ -1042,6 +1042,39 @@ static void test_send_bytes_are_the_writers(void **state)
 		      1e-6, "send_spliced_byte: all of it in the writer's call");
 }
 
+/* cost.user: the application's own code before each write() and read()
+ * call, in process context on the caller's CPU; cost.recv_user prices the
+ * reader's in its place where set (0: user). */
+static void test_user_code_is_the_callers(void **state)
+{
+	struct scenario sc;
+	struct metrics none, one, two;
+	(void)state;
+	base(&sc, "6.18");
+	run(&sc, &none);
+	set(&sc, "cost.user", "1000");
+	run(&sc, &one);
+	expect_range(none.host_cat_pct[0][COST_USER], 0, 0, "user 0: nothing charged");
+	/* 1000 cycles a write and a read: the share of the host's 2 x 2 GHz */
+	expect_within(one.host_cat_pct[0][COST_USER] / 100.0 * 2 * 2e9 /
+			      (m_of(&one, "writes_per_s") + m_of(&one, "reads_per_s")),
+		      1000, 20, "user: a write's and a read's");
+	expect_within(one.host_ctx_cost_pct[0][2][COST_USER], one.host_cat_pct[0][COST_USER], 1e-6,
+		      "user: all of it in process context");
+	expect_range(one.host_cat_pct[0][COST_RECV_USER], 0, 0, "recv_user 0: the reader's at user");
+	set(&sc, "cost.recv_user", "3000");
+	run(&sc, &two);
+	expect_within(two.host_cat_pct[0][COST_USER] / 100.0 * 2 * 2e9 / m_of(&two, "writes_per_s"), 1000, 20,
+		      "recv_user set: user the writer's alone");
+	expect_within(two.host_cat_pct[0][COST_RECV_USER] / 100.0 * 2 * 2e9 / m_of(&two, "reads_per_s"), 3000, 60,
+		      "recv_user: a read's");
+	if (!(m_of(&two, "rcv_cpu_busy_pct") > m_of(&one, "rcv_cpu_busy_pct") + 1 ||
+	      m_of(&two, "throughput_mbps") < 0.95 * m_of(&one, "throughput_mbps")))
+		fail_msg("a dearer reader: receiver's CPU %.1f%% against %.1f%%, %.0f against %.0f Mbit/s",
+			 m_of(&two, "rcv_cpu_busy_pct"), m_of(&one, "rcv_cpu_busy_pct"), m_of(&two, "throughput_mbps"),
+			 m_of(&one, "throughput_mbps"));
+}
+
 /* cost.copy_xcpu: a copy of bytes the other task's CPU touched last costs
  * more per byte -- pinned apart both copies, pinned together neither. */
 static void test_copy_of_the_other_cpus_lines(void **state)
@@ -1738,6 +1771,7 @@ int main(void)
 		cmocka_unit_test(test_copy_of_the_other_cpus_lines),
 		cmocka_unit_test(test_recv_copy_priced_on_its_own),
 		cmocka_unit_test(test_send_bytes_are_the_writers),
+		cmocka_unit_test(test_user_code_is_the_callers),
 		cmocka_unit_test(test_ack_takes_the_ip_layer_since_4_0),
 		cmocka_unit_test(test_lo_gso_segments_one_by_one_since_4_14),
 		cmocka_unit_test(test_rwnd_limited_share),

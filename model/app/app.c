@@ -96,13 +96,18 @@ static double read_locked_share(const struct cpu *c)
 	return host_kernel_at_least(c->host, 4, 14) ? c->host->cfg->recv_locked_share : 0;
 }
 
-/* A call's entry: a write's whole cost.syscall, a read's less the part
- * read_locked_part charges once it holds its socket */
+/* A call's entry: the application's own code before it (cost.user; a
+ * reader's cost.recv_user where set), then a write's whole cost.syscall, a
+ * read's less the part read_locked_part charges once it holds its socket */
 static void call_entry(struct sim *sim, struct cpu *c, bool sender)
 {
+	const double *cost = c->host->cfg->cost_cycles;
 	double part = sender ? 1 : 1 - read_locked_share(c);
+	enum cost_id user = !sender && cost[COST_RECV_USER] > 0 ? COST_RECV_USER : COST_USER;
 
-	cpu_charge(sim, c, COST_SYSCALL, part * c->host->cfg->cost_cycles[COST_SYSCALL]);
+	if (cost[user] > 0) /* the application's own code before the call */
+		cpu_charge(sim, c, user, cost[user]);
+	cpu_charge(sim, c, COST_SYSCALL, part * cost[COST_SYSCALL]);
 }
 
 static void read_locked_part(struct sim *sim, struct cpu *c)

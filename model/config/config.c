@@ -429,6 +429,8 @@ static const char *const cost_names[COST_N][2] = {
 	CN(COST_RECV_COPY_SPLICED, "recv_copy_spliced_byte"),
 	CN(COST_SEND_BYTE, "send_byte"),
 	CN(COST_SEND_SPLICED_BYTE, "send_spliced_byte"),
+	CN(COST_USER, "user"),
+	CN(COST_RECV_USER, "recv_user"),
 };
 
 /* ---- keys: a (section, row, cost) triple, walked in table order ---- */

@@ -57,6 +57,8 @@ enum cost_id {
 	COST_RECV_COPY_SPLICED, /* per byte of the reader's copy of spliced page-cache pages (0: copy_byte) */
 	COST_SEND_BYTE,    /* per byte tcp_sendmsg queues, outside the copy (its loop, the skb's and the memory's bookkeeping) */
 	COST_SEND_SPLICED_BYTE, /* the same per byte of page-cache pages sendfile() splices in (0: send_byte) */
+	COST_USER,         /* the application's own code around each write()/read() call (user space) */
+	COST_RECV_USER,    /* the reader's own code around each read() call (0: user) */
 	COST_N
 };
 

@@ -59,6 +59,10 @@ const struct costcat_desc costcat_table[COST_N] = {
 	[COST_IPI_SEND_POLLED] = {CAT_ETC, "native_write_msr (x2APIC ICR: a VM exit the host answers from its halt poll)"},
 	[COST_NOHZ_EXIT]     = {CAT_SCHED, "tick_nohz_idle_exit, tick_nohz_restart_sched_tick, native_write_msr"},
 	[COST_RX_GSO_SEG]    = {CAT_TCPIP, "ip_rcv, tcp_v4_rcv, tcp_rcv_established, tcp_queue_rcv (a segment skb_segment cut)"},
+	/* user space is no kernel category of theirs: etc, with the rest their
+	 * map does not name */
+	[COST_USER]          = {CAT_ETC, "the application's own code in user space (iperf3's loop)"},
+	[COST_RECV_USER]     = {CAT_ETC, "the reader's own code in user space (iperf3's server loop)"},
 };
 
 static const char *const cat_names[CAT_N][2] = {
