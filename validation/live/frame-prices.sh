@@ -59,9 +59,8 @@ $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+K$/ && $3 ~ /^[0-9]+$/ && NF >= 6 {
 	mbps[r] = $4; sb[r] = $5; rb[r] = $6
 }
 /^# by tcpsim cost key, MTU / {
-	cur = file SUBSEP $7 SUBSEP $8 SUBSEP $10
-	sub(/,$/, "", cur); gsub(/,/, "", cur)
-	split(cur, c, SUBSEP); run = c[2] SUBSEP c[3] SUBSEP c[4]
+	mtu = $7; size = $8; sub(/,$/, "", mtu); sub(/,$/, "", size)
+	cur = file SUBSEP mtu SUBSEP size SUBSEP $10
 	next
 }
 cur != "" && $1 == "#" && $2 == key && NF >= 4 {
