@@ -1257,32 +1257,29 @@ expect_fail "toward.sh: a missing fit" 2 "toward.sh: cannot read $T/none.cfg" \
 printf '[cost]\nsyscall = 1\n' >"$T/fit1.cfg"
 expect_fail "toward.sh: a key the fit lacks" 2 "toward.sh: $T/fit1.cfg has no [cost] rx_frame" \
 	sh $D/toward.sh amd-epyc-2cpu-2096-1204 "$T/fit1.cfg" 0.5 rx_frame=1
-# frame-prices.sh: a key priced per frame and ACK from committed profiles
-# and their matrix (fixed data): the median the amd-epyc-2cpu-2596 profile
-# holds for rx_frame, and its refusals
-FP=validation/live/frame-prices.sh
+# key-prices.sh: a key priced per frame and ACK, and per call, from
+# committed profiles and their matrix (fixed data): the medians the
+# amd-epyc-2cpu-2596 profile holds (rx_frame tried, user and recv_user
+# kept), a run's line of each mode, and its refusals
+KP=validation/live/key-prices.sh
 L=validation/live/amd-epyc-2cpu-2596
-expect_eq "$(sh $FP rx_frame $L.profile-send.txt,$L.profile-recv.txt $L.csv 2.59614 | tail -1)" \
-	"rx_frame: median 1600 cycles a frame or ACK over 16 runs (1308-1878)" "frame-prices.sh: rx_frame over two profiles"
-expect_eq "$(sh $FP rx_frame $L.profile-send.txt $L.csv 2.59614 | sed -n 1p | tr -s ' ')" \
-	"$L.profile-send.txt MTU 1500 4K rep 1 3717 Mbit/s 1691 cycles" "frame-prices.sh: a run's line"
-expect_fail "frame-prices.sh: its arguments" 2 "frame-prices.sh: want 4 arguments, got 1" sh $FP rx_frame
-expect_fail "frame-prices.sh: a missing matrix" 2 "frame-prices.sh: no such matrix: $T/none.csv" sh $FP rx_frame $L.profile-send.txt "$T/none.csv" 2.6
-expect_fail "frame-prices.sh: a clock that is no number" 2 "frame-prices.sh: GHZ must be a clock in GHz, not 'fast'" sh $FP rx_frame $L.profile-send.txt $L.csv fast
-expect_fail "frame-prices.sh: sendfile profiles" 2 "profiles sendfile()" sh $FP rx_frame $L.profile-send-sendfile.txt $L.csv 2.6
-expect_fail "frame-prices.sh: a key the profile lacks" 2 "frame-prices.sh: no no_such_key line in the profiles" sh $FP no_such_key $L.profile-send.txt $L.csv 2.6
-# call-prices.sh: a key priced per call from committed profiles (fixed
-# data): the medians the amd-epyc-2cpu-2596 profile holds for user and
-# recv_user, and its refusals
-CP=validation/live/call-prices.sh
-expect_eq "$(sh $CP user $L.profile-send.txt,$L.profile-recv.txt 2.59614 | tail -1)" \
-	"user: median 405 cycles a write, 627 a read, over 16 runs" "call-prices.sh: user over two profiles"
-expect_eq "$(sh $CP user $L.profile-send.txt 2.59614 | sed -n 1p | tr -s ' ')" \
-	"$L.profile-send.txt MTU 1500 4K rep 1 writer 394 cycles a write reader 622 a read" "call-prices.sh: a run's line"
-expect_fail "call-prices.sh: its arguments" 2 "call-prices.sh: want 3 arguments, got 1" sh $CP user
-expect_fail "call-prices.sh: a missing profile" 2 "call-prices.sh: no such profile: $T/none.txt" sh $CP user "$T/none.txt" 2.6
-expect_fail "call-prices.sh: a clock that is no number" 2 "call-prices.sh: GHZ must be a clock in GHz, not 'fast'" sh $CP user $L.profile-send.txt fast
-expect_fail "call-prices.sh: a key the profile lacks" 2 "call-prices.sh: no no_such_key line in the profiles" sh $CP no_such_key $L.profile-send.txt 2.6
+expect_eq "$(sh $KP frame rx_frame $L.profile-send.txt,$L.profile-recv.txt $L.csv 2.59614 | tail -1)" \
+	"rx_frame: median 1600 cycles a frame or ACK over 16 runs (1308-1878)" "key-prices.sh frame: rx_frame over two profiles"
+expect_eq "$(sh $KP frame rx_frame $L.profile-send.txt $L.csv 2.59614 | sed -n 1p | tr -s ' ')" \
+	"$L.profile-send.txt MTU 1500 4K rep 1 3717 Mbit/s 1691 cycles" "key-prices.sh frame: a run's line"
+expect_eq "$(sh $KP call user $L.profile-send.txt,$L.profile-recv.txt 2.59614 | tail -1)" \
+	"user: median 405 cycles a write, 627 a read, over 16 runs" "key-prices.sh call: user over two profiles"
+expect_eq "$(sh $KP call user $L.profile-send.txt 2.59614 | sed -n 1p | tr -s ' ')" \
+	"$L.profile-send.txt MTU 1500 4K rep 1 writer 394 cycles a write reader 622 a read" "key-prices.sh call: a run's line"
+expect_fail "key-prices.sh: no mode" 2 "key-prices.sh: want frame or call, and its arguments" sh $KP
+expect_fail "key-prices.sh: a mode it lacks" 2 "key-prices.sh: want frame or call, not 'page'" sh $KP page user
+expect_fail "key-prices.sh frame: its arguments" 2 "key-prices.sh: frame wants 4 arguments, got 1" sh $KP frame rx_frame
+expect_fail "key-prices.sh call: its arguments" 2 "key-prices.sh: call wants 3 arguments, got 1" sh $KP call user
+expect_fail "key-prices.sh: a missing matrix" 2 "key-prices.sh: no such matrix: $T/none.csv" sh $KP frame rx_frame $L.profile-send.txt "$T/none.csv" 2.6
+expect_fail "key-prices.sh: a missing profile" 2 "key-prices.sh: no such profile: $T/none.txt" sh $KP call user "$T/none.txt" 2.6
+expect_fail "key-prices.sh: a clock that is no number" 2 "key-prices.sh: GHZ must be a clock in GHz, not 'fast'" sh $KP call user $L.profile-send.txt fast
+expect_fail "key-prices.sh: sendfile profiles" 2 "profiles sendfile()" sh $KP frame rx_frame $L.profile-send-sendfile.txt $L.csv 2.6
+expect_fail "key-prices.sh: a key the profile lacks" 2 "key-prices.sh: no no_such_key line in the profiles" sh $KP call no_such_key $L.profile-send.txt 2.6
 # the canary study's table (kept runs and marks, fixed data): a slow run's
 # cycles a read and slow%, and the best canary's rank correlation
 C=validation/live/amd-epyc-2cpu-2096-1204-canary
