@@ -61,6 +61,30 @@ PREPS=""
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT INT TERM
 
+# The machine profile as tcpsim reads it: scenarios/live/MACHINE.cfg with
+# each "include = PATH" line replaced by that file (relative to the one
+# that includes it), so that the lines read below -- its clock, the keys
+# it sets or measured, perf's prices -- may come from a fragment (the
+# primcost one) or from a profile it builds on (another session of the
+# same machine kind)
+profile_text() ( # FILE DEPTH
+	[ "$2" -le 8 ] || { echo "validate.sh: includes nested more than 8 deep at $1" >&2; exit 2; }
+	[ -f "$1" ] || { echo "validate.sh: no profile $1 (tools/measure-live --write-scenarios writes it)" >&2; exit 2; }
+	d=$(dirname "$1")
+	while IFS= read -r l || [ -n "$l" ]; do
+		case $l in
+		include*=*)
+			f=$(printf '%s\n' "${l#*=}" | sed 's/^[[:space:]]*//; s/[[:space:]]*$//')
+			case $f in /*) ;; *) f=$d/$f ;; esac
+			profile_text "$f" $(($2 + 1)) || exit 2
+			;;
+		*) printf '%s\n' "$l" ;;
+		esac
+	done <"$1"
+)
+PROFILE=$T/profile-text.cfg
+profile_text "scenarios/live/$M.cfg" 0 >"$PROFILE" || exit 2
+
 FIT_SET=${FIT:+1}
 FIT=${FIT:-cost.copy_byte,cost.syscall,cost.poll,cost.tx_frame,cost.rx_frame,cost.rx_tcp,cost.ack_tx,cost.ack_rx,cost.tx_seg,cost.wakeup,cost.ctxsw}
 # Fitted on throughput, each CPU's busy share, and the mechanics the namespace
@@ -80,16 +104,16 @@ FIT=${FIT:-cost.copy_byte,cost.syscall,cost.poll,cost.tx_frame,cost.rx_frame,cos
 # CPU's lines, against the pinned-together training rows)
 if [ -z "${FIT_SET:-}" ]; then
 	for k in rx_gso_seg recv_copy_byte copy_xcpu; do
-		if grep -Eq "^$k *= *0*[.]?[0-9]*[1-9]" "scenarios/live/$M.cfg" 2>/dev/null; then
+		if grep -Eq "^$k *= *0*[.]?[0-9]*[1-9]" "$PROFILE"; then
 			FIT="$FIT,cost.$k"
 		fi
 	done
 	# Keys the profile measured stay at its values: its lines
-	# "; measured, not fitted: KEY KEY ..." and those of the primcost
-	# fragment it includes (tools/bin/primcost --cfg: ctxsw, wakeup) -- the
-	# primitives the issue fixes by measurement; the fit takes the rest
-	for k in $(cat "scenarios/live/$M.cfg" "scenarios/live/$M.primcost.cfg" 2>/dev/null |
-		sed -n 's/^; measured, not fitted: *//p' | tr ',' ' '); do
+	# "; measured, not fitted: KEY KEY ..." and those of the files it
+	# includes (the primcost fragment's, tools/bin/primcost --cfg: ctxsw,
+	# wakeup) -- the primitives the issue fixes by measurement; the fit
+	# takes the rest
+	for k in $(sed -n 's/^; measured, not fitted: *//p' "$PROFILE" | tr ',' ' '); do
 		FIT=$(echo "$FIT" | tr ',' '\n' | grep -v -x -e "cost.$k" | paste -s -d, -)
 	done
 fi
@@ -125,7 +149,7 @@ F=tools/bin/runs-filter
 
 # 0. What each CPU's cycles go to, from the counters alone (no simulation):
 # the starting points of the fit below (scenarios/live/MACHINE.cfg's [cost]).
-GHZ=$(awk -F' *= *' '$1 == "ghz" { print $2; exit }' "scenarios/live/$M.cfg")
+GHZ=$(awk -F' *= *' '$1 == "ghz" { print $2; exit }' "$PROFILE")
 {
 	echo "$M: each CPU's busy cycles regressed on the events it pays for,"
 	echo "over the pinned-apart loopback rows (tools/bin/costfit)"
@@ -249,7 +273,7 @@ fi
 # fit's own measure over the training rows can be lower there than at the
 # minimum the other starts reach (the response is rugged: rows change
 # steady state with the prices), and the lowest chisq is kept.
-PERF=$(sed -n 's/^; perf prices: *//p' "scenarios/live/$M.cfg" 2>/dev/null)
+PERF=$(sed -n 's/^; perf prices: *//p' "$PROFILE")
 if [ -n "$PERF" ] && [ -z "${FIT_SET:-}" ] && [ "$PERCALL" = fit ]; then
 	{
 		cat "$BEST"
