@@ -544,9 +544,10 @@ static void test_read_holds_its_socket_for_its_own_code(void **state)
  * sk_filter) before tcp_add_backlog or tcp_ack: cost.rx_frame per ACK
  * too, on the CPU whose softirq receives it.  The model's 3.x profiles
  * were fitted without it and keep that (docs/eras.md: model 4.0+). */
-static double rx_frame_cycles_per_s(const struct scenario *sc, const struct metrics *m)
+/* the cycles a second host 0's CPUs spent on cost key k */
+static double key_cycles_per_s(const struct scenario *sc, const struct metrics *m, enum cost_id k)
 {
-	return m->host_cat_pct[0][COST_RX_FRAME] / 100.0 * sc->host[0].cpus * sc->host[0].ghz * 1e9;
+	return m->host_cat_pct[0][k] / 100.0 * sc->host[0].cpus * sc->host[0].ghz * 1e9;
 }
 
 static void test_ack_takes_the_ip_layer_since_4_0(void **state)
@@ -557,12 +558,12 @@ static void test_ack_takes_the_ip_layer_since_4_0(void **state)
 	base(&sc, "3.19");
 	set(&sc, "cost.rx_frame", "1500");
 	run(&sc, &old);
-	expect_range(rx_frame_cycles_per_s(&sc, &old) / m_of(&old, "frames_per_s"), 1500 * 0.95, 1500 * 1.05,
+	expect_range(key_cycles_per_s(&sc, &old, COST_RX_FRAME) / m_of(&old, "frames_per_s"), 1500 * 0.95, 1500 * 1.05,
 		     "3.19: rx_frame cycles per data frame");
 	base(&sc, "4.0");
 	set(&sc, "cost.rx_frame", "1500");
 	run(&sc, &now);
-	expect_range(rx_frame_cycles_per_s(&sc, &now) / (m_of(&now, "frames_per_s") + m_of(&now, "acks_per_s")),
+	expect_range(key_cycles_per_s(&sc, &now, COST_RX_FRAME) / (m_of(&now, "frames_per_s") + m_of(&now, "acks_per_s")),
 		     1500 * 0.95, 1500 * 1.05, "4.0: rx_frame cycles per data frame and ACK");
 }
 
@@ -994,8 +995,7 @@ static void test_recv_copy_priced_on_its_own(void **state)
 	expect_range(two.host_cat_pct[0][COST_RECV_COPY_BYTE], 0, 0, "spliced set: no recv_copy_byte");
 	expect_range(two.host_cat_pct[0][COST_COPY_XCPU], 0, 0, "spliced set: no copy_xcpu");
 	/* 0.25 cycles on each byte read: the share of the host's 2 x 2 GHz */
-	expect_within(two.host_cat_pct[0][COST_RECV_COPY_SPLICED] / 100.0 * 2 * 2e9 /
-			      (m_of(&two, "throughput_mbps") * 1e6 / 8),
+	expect_within(key_cycles_per_s(&sc, &two, COST_RECV_COPY_SPLICED) / (m_of(&two, "throughput_mbps") * 1e6 / 8),
 		      0.25, 0.02, "the reader's copy of sendfile's pages at recv_copy_spliced_byte");
 	if (!(m_of(&two, "rcv_cpu_busy_pct") < m_of(&one, "rcv_cpu_busy_pct") - 1 ||
 	      m_of(&two, "throughput_mbps") > 1.05 * m_of(&one, "throughput_mbps")))
@@ -1018,7 +1018,7 @@ static void test_send_bytes_are_the_writers(void **state)
 	run(&sc, &one);
 	expect_range(none.host_cat_pct[0][COST_SEND_BYTE], 0, 0, "send_byte 0: nothing charged");
 	/* 0.5 cycles on each byte sent: the share of the host's 2 x 2 GHz */
-	expect_within(one.host_cat_pct[0][COST_SEND_BYTE] / 100.0 * 2 * 2e9 / (m_of(&one, "throughput_mbps") * 1e6 / 8),
+	expect_within(key_cycles_per_s(&sc, &one, COST_SEND_BYTE) / (m_of(&one, "throughput_mbps") * 1e6 / 8),
 		      0.5, 0.02, "the writer's bytes at send_byte");
 	expect_within(one.host_ctx_cost_pct[0][2][COST_SEND_BYTE], one.host_cat_pct[0][COST_SEND_BYTE], 1e-6,
 		      "send_byte: all of it in the writer's call");
@@ -1035,8 +1035,7 @@ static void test_send_bytes_are_the_writers(void **state)
 	set(&sc, "cost.send_spliced_byte", "1.5");
 	run(&sc, &two);
 	expect_range(two.host_cat_pct[0][COST_SEND_BYTE], 0, 0, "sendfile, spliced set: no send_byte");
-	expect_within(two.host_cat_pct[0][COST_SEND_SPLICED_BYTE] / 100.0 * 2 * 2e9 /
-			      (m_of(&two, "throughput_mbps") * 1e6 / 8),
+	expect_within(key_cycles_per_s(&sc, &two, COST_SEND_SPLICED_BYTE) / (m_of(&two, "throughput_mbps") * 1e6 / 8),
 		      1.5, 0.05, "sendfile's pages at send_spliced_byte");
 	expect_within(two.host_ctx_cost_pct[0][2][COST_SEND_SPLICED_BYTE], two.host_cat_pct[0][COST_SEND_SPLICED_BYTE],
 		      1e-6, "send_spliced_byte: all of it in the writer's call");
@@ -1056,17 +1055,16 @@ static void test_user_code_is_the_callers(void **state)
 	run(&sc, &one);
 	expect_range(none.host_cat_pct[0][COST_USER], 0, 0, "user 0: nothing charged");
 	/* 1000 cycles a write and a read: the share of the host's 2 x 2 GHz */
-	expect_within(one.host_cat_pct[0][COST_USER] / 100.0 * 2 * 2e9 /
-			      (m_of(&one, "writes_per_s") + m_of(&one, "reads_per_s")),
+	expect_within(key_cycles_per_s(&sc, &one, COST_USER) / (m_of(&one, "writes_per_s") + m_of(&one, "reads_per_s")),
 		      1000, 20, "user: a write's and a read's");
 	expect_within(one.host_ctx_cost_pct[0][2][COST_USER], one.host_cat_pct[0][COST_USER], 1e-6,
 		      "user: all of it in process context");
 	expect_range(one.host_cat_pct[0][COST_RECV_USER], 0, 0, "recv_user 0: the reader's at user");
 	set(&sc, "cost.recv_user", "3000");
 	run(&sc, &two);
-	expect_within(two.host_cat_pct[0][COST_USER] / 100.0 * 2 * 2e9 / m_of(&two, "writes_per_s"), 1000, 20,
+	expect_within(key_cycles_per_s(&sc, &two, COST_USER) / m_of(&two, "writes_per_s"), 1000, 20,
 		      "recv_user set: user the writer's alone");
-	expect_within(two.host_cat_pct[0][COST_RECV_USER] / 100.0 * 2 * 2e9 / m_of(&two, "reads_per_s"), 3000, 60,
+	expect_within(key_cycles_per_s(&sc, &two, COST_RECV_USER) / m_of(&two, "reads_per_s"), 3000, 60,
 		      "recv_user: a read's");
 	if (!(m_of(&two, "rcv_cpu_busy_pct") > m_of(&one, "rcv_cpu_busy_pct") + 1 ||
 	      m_of(&two, "throughput_mbps") < 0.95 * m_of(&one, "throughput_mbps")))
