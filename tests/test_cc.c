@@ -11,6 +11,12 @@
  *    place of TCP's own timer.
  *  - DCTCP's alpha follows the fraction of segments marked CE (g = 1/16
  *    per window) and an ECE cuts cwnd by alpha / 2, once per window.
+ *  - 6.0+ (tcp_cwnd_validate, f4ce91ce12a7): a window whose transmit the
+ *    cwnd stopped lets every one of its ACKs grow cwnd in congestion
+ *    avoidance; the model's older rule, only the first.
+ *  - tcp_sndbuf_expand sizes sndbuf with the build's MAX_TCP_HEADER
+ *    (mem.max_tcp_header): at MTU 1500 a segment's head fits a 2 KB
+ *    allocation with 192 bytes, not with 320.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -45,19 +51,26 @@ struct story {
 	struct cpu *c;
 };
 
-static void story_begin(struct story *st, const char *cc)
+static void story_begin_at(struct story *st, const char *cc, const char *kernel, const char *mtu,
+			   const char *max_tcp_header)
 {
 	struct tcpsim_err err = {0};
 
 	config_defaults(&st->sc);
-	set(&st->sc, "host.kernel", "6.18");
-	set(&st->sc, "link.mtu", "1500");
+	set(&st->sc, "host.kernel", kernel);
+	set(&st->sc, "mem.max_tcp_header", max_tcp_header);
+	set(&st->sc, "link.mtu", mtu);
 	set(&st->sc, "run.cost_jitter", "0");
 	set(&st->sc, "tcp.cc", cc);
 	assert_int_equal(sim_init(&st->sim, &st->sc, &err), 0);
 	st->sim.dev = &fake_dev;
 	st->tc = &st->sim.conns[0];
 	st->c = &st->sim.hosts[0].cpus[0];
+}
+
+static void story_begin(struct story *st, const char *cc)
+{
+	story_begin_at(st, cc, "6.18", "1500", "320");
 }
 
 static void story_end(struct story *st)
@@ -265,6 +278,76 @@ static void nic10(struct scenario *sc, const char *cc, const char *ecn_k)
 	set(sc, "link.ecn_threshold", ecn_k);
 }
 
+/* Reno in congestion avoidance, cwnd 30: one write of exactly 30
+ * segments (two skbs of the size goal's 15) fills the window (in flight =
+ * cwnd, so that transmit was cwnd-limited), then its 15 ACKs of 2 segments
+ * each come back with nothing more to send.  6.0+ keeps the window
+ * cwnd-limited until its last byte is acked, so all 30 acked segments
+ * count (+1 MSS, a little less as cwnd grows on the way).  Before 6.0 the
+ * model's limit is set only by a transmit that found less than a size goal
+ * of cwnd left, and cleared by the next ACK: this window, filled exactly,
+ * grows nothing. */
+static double cwnd_after_limited_window(const char *kernel)
+{
+	struct story st;
+	double cwnd;
+
+	story_begin_at(&st, "reno", kernel, "1500", "320");
+	st.tc->snd_cwnd = 30;
+	st.tc->snd_ssthresh = 10;
+	st.tc->snd_wnd_end = 1 << 20;
+	st.tc->sndbuf = 4 << 20;
+	send_window(&st, 30 * 1448);
+	if (st.tc->snd_nxt != 30 * 1448)
+		fail_msg("%s: sent %llu of %d bytes, cwnd %.1f", kernel, (unsigned long long)st.tc->snd_nxt, 30 * 1448,
+			 st.tc->snd_cwnd);
+	for (uint64_t s = 2; s <= 30; s += 2)
+		ack_to(&st, s * 1448, 0);
+	cwnd = st.tc->snd_cwnd;
+	story_end(&st);
+	return cwnd;
+}
+
+static void test_cwnd_limited_for_its_window_since_6_0(void **state)
+{
+	double old, now, want = 30;
+	(void)state;
+
+	old = cwnd_after_limited_window("5.19");
+	now = cwnd_after_limited_window("6.0");
+	for (int i = 0; i < 15; i++)
+		want += 2 / want; /* tcp_reno_cong_avoid per ACK of 2 segments */
+	if (fabs(now - want) > 1e-9)
+		fail_msg("6.0: cwnd after a cwnd-limited window's 30 segments acked: %.4f, want %.4f", now, want);
+	if (old != 30)
+		fail_msg("5.19: cwnd after the same: %.4f, want 30 (no transmit found less than a size goal of cwnd)", old);
+}
+
+/* tcp_sndbuf_expand at the connection's start (cwnd 10): 2 x 10 x
+ * (roundup_pow_of_two(MSS + MAX_TCP_HEADER + 320) + 256).  MTU 1500 (mss_clamp
+ * 1460): 192 bytes fit 2 KB, 320 need 4 KB; MTU 9000 takes 16 KB either
+ * way.  ss -m on 6.18.44 guests shows tb46080 at MTU 1500
+ * (validation/live/amd-epyc-2cpu-2695-sockets/1500-16K-1.ss). */
+static int64_t start_sndbuf(const char *mtu, const char *max_tcp_header)
+{
+	struct story st;
+	int64_t b;
+
+	story_begin_at(&st, "cubic", "6.18", mtu, max_tcp_header);
+	b = st.tc->sndbuf;
+	story_end(&st);
+	return b;
+}
+
+static void test_sndbuf_sized_by_max_tcp_header(void **state)
+{
+	(void)state;
+	assert_int_equal(start_sndbuf("1500", "192"), 46080);
+	assert_int_equal(start_sndbuf("1500", "320"), 87040);
+	assert_int_equal(start_sndbuf("9000", "192"), 332800);
+	assert_int_equal(start_sndbuf("9000", "320"), 332800);
+}
+
 static void test_bbr_and_dctcp_runs(void **state)
 {
 	struct scenario sc;
@@ -354,6 +437,8 @@ int main(void)
 		cmocka_unit_test(test_bbr_paces_at_the_bottleneck_and_cycles),
 		cmocka_unit_test(test_dctcp_cut_follows_the_marked_fraction),
 		cmocka_unit_test(test_dctcp_reduces_once_per_window),
+		cmocka_unit_test(test_cwnd_limited_for_its_window_since_6_0),
+		cmocka_unit_test(test_sndbuf_sized_by_max_tcp_header),
 		cmocka_unit_test(test_bbr_and_dctcp_runs),
 		cmocka_unit_test(test_fq_paces_at_the_socket_rate),
 	};

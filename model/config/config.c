@@ -400,6 +400,10 @@ static const struct row rows[] = {
 	 .def = "8", .unit = "pages", .help = "pages in one socket page frag (order 3: 8)"},
 	{KEY(G_MEM, "mem", "skb_overhead"), .type = T_SIZE, SC(skb_overhead_bytes), .min = 0, .max = 64 * KB,
 	 .def = "768", .unit = "bytes", .help = "skb truesize minus data length"},
+	{KEY(G_MEM, "mem", "max_tcp_header"), .type = T_SIZE, SC(max_tcp_header_bytes), .min = 0, .max = 4 * KB,
+	 .def = "320", .unit = "bytes",
+	 .help = "MAX_TCP_HEADER, L1_CACHE_ALIGN(128 + MAX_HEADER): the build's; 320 with tunnels or "
+		 "Hyper-V's netvsc (Debian's), 192 without (LL_MAX_HEADER 32); sizes sndbuf (3.13+)"},
 };
 
 /* Full names of the [cost]/[rcost] keys; cost_name_full() checks them against cost.c. */

@@ -9,16 +9,17 @@
  */
 #include "tcp_impl.h"
 
-/* x86-64 sizes in 6.x: MAX_TCP_HEADER = L1_CACHE_ALIGN(128 + MAX_HEADER),
- * SKB_DATA_ALIGN(sizeof(struct skb_shared_info)), SKB_DATA_ALIGN(sizeof(struct
- * sk_buff)) */
-#define TCP_MAX_TCP_HEADER 320
+/* x86-64 sizes in 6.x: SKB_DATA_ALIGN(sizeof(struct skb_shared_info)) and
+ * SKB_DATA_ALIGN(sizeof(struct sk_buff)); MAX_TCP_HEADER is the build's
+ * (mem.max_tcp_header) */
 #define TCP_SHINFO_BYTES 320
 #define TCP_SKBUFF_BYTES 256
 
-int64_t tcp_sndbuf_want(const struct tcp_conn *tc, double cwnd, double reordering)
+int64_t tcp_sndbuf_want(const struct sim *sim, const struct tcp_conn *tc, double cwnd, double reordering)
 {
-	int64_t per_mss = (int64_t)tc->mss_bytes + TCP_MAX_TCP_HEADER + TCP_SHINFO_BYTES, pow2 = 1;
+	/* max(mss_clamp, mss_cache): the peer's MSS, before the options */
+	int64_t per_mss = (int64_t)max64(tc->advmss, tc->mss_bytes) + sim->sc->max_tcp_header_bytes + TCP_SHINFO_BYTES;
+	int64_t pow2 = 1;
 	double nr = fmax(fmax(10, cwnd), reordering + 1);
 
 	while (pow2 < per_mss)
@@ -435,12 +436,17 @@ void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb
 			tc->cc->in_ack_event(sim, tc, acked_segs, ce_segs);
 		if (ce_segs && tc->ect)
 			ecn_rcv_ece(tc);
+		/* before 6.0 the model's limit is the last transmits', cleared
+		 * here; 6.0+ keeps it for its window (cwnd_validate_60) */
+		bool latch = host_kernel_at_least(tc->snd_host, 6, 0);
 		if (tc->cc->cong_control) { /* tcp_cong_control: the algorithm owns cwnd and pacing */
 			tc->cc->cong_control(sim, tc, &rs);
-			tc->cwnd_limited = false;
+			if (!latch)
+				tc->cwnd_limited = false;
 		} else if (tcp_is_cwnd_limited(tc) && tc->ca_state == TCP_CA_OPEN && !tc->in_cwr) {
 			tc->cc->cong_avoid(sim, tc, acked_segs);
-			tc->cwnd_limited = false;
+			if (!latch)
+				tc->cwnd_limited = false;
 		}
 		/* tcp_new_space: a writer that ran out of space gets a bigger
 		 * sndbuf unless the congestion window is full
@@ -450,7 +456,7 @@ void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb
 			int64_t per_seg = tc->mss_bytes + sim->sc->skb_overhead_bytes;
 			double demanded = fmax(tc->snd_cwnd, sim->sc->reordering + 1);
 			int64_t want = host_kernel_at_least(tc->snd_host, 3, 13)
-					       ? tcp_sndbuf_want(tc, tc->snd_cwnd, sim->sc->reordering)
+					       ? tcp_sndbuf_want(sim, tc, tc->snd_cwnd, sim->sc->reordering)
 					       : 2 * (int64_t)demanded * per_seg;
 			if (want > tc->sndbuf)
 				tc->sndbuf = min64(want, sim->sc->wmem_max);

@@ -342,6 +342,24 @@ static void cwnd_validate(struct tcp_conn *tc)
 	}
 }
 
+/* tcp_cwnd_validate since 6.0 (f4ce91ce12a7, "tcp: fix tcp_cwnd_validate()
+ * to not forget is_cwnd_limited"), once per tcp_write_xmit that sent or
+ * was stopped by cwnd: a window in which a transmit was cwnd-limited stays
+ * so until snd_una passes its right edge (cwnd_usage_seq, here
+ * max_packets_seq), so every ACK of that window may grow cwnd; a window
+ * that was not keeps the most segments it had in flight.  Before 6.0 the
+ * model keeps its own rule: the limit seen by the last transmits, cleared
+ * by each ACK's cong_avoid. */
+static void cwnd_validate_60(struct tcp_conn *tc, bool is_cwnd_limited)
+{
+	uint32_t out = tcp_segs_of(tc, tc->snd_nxt - tc->snd_una);
+	if (tc->snd_una >= tc->max_packets_seq || is_cwnd_limited || (!tc->cwnd_limited && out > tc->max_packets_out)) {
+		tc->cwnd_limited = is_cwnd_limited;
+		tc->max_packets_out = out;
+		tc->max_packets_seq = tc->snd_nxt;
+	}
+}
+
 /* tcp_is_cwnd_limited: the window stopped a full frame, or (since 4.3,
  * commit ca8a22634381) in slow start cwnd is below twice the most
  * segments in flight in the last window, so an application-limited
@@ -506,6 +524,8 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 {
 	struct skb *skb;
 	bool rwnd_stop = false;
+	/* 6.0+: tcp_write_xmit's is_cwnd_limited, for cwnd_validate_60 */
+	bool latch = host_kernel_at_least(tc->snd_host, 6, 0), is_cwnd_limited = false, sent = false;
 
 	while ((skb = tc->send_head) != NULL) {
 		if (pacing_check(sim, c, tc))
@@ -523,8 +543,12 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 
 		/* tcp_is_cwnd_limited: the window, not the application, stops a
 		 * full-size frame */
-		if (quota * tc->mss_bytes < current_size_goal(tc))
-			tc->cwnd_limited = true;
+		if (quota * tc->mss_bytes < current_size_goal(tc)) {
+			if (latch)
+				is_cwnd_limited = true;
+			else
+				tc->cwnd_limited = true;
+		}
 		if (quota <= 0)
 			break;
 		/* TSO autosizing (tcp_tso_segs): at most max_segs per frame */
@@ -567,8 +591,12 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 				rwnd_stop = limit == wnd_left;
 				break; /* less than one MSS of window: wait for ACKs (sender SWS avoidance) */
 			}
-			if (limit == quota * tc->mss_bytes && limit < wnd_left)
-				tc->cwnd_limited = true;
+			if (limit == quota * tc->mss_bytes && limit < wnd_left) {
+				if (latch)
+					is_cwnd_limited = true;
+				else
+					tc->cwnd_limited = true;
+			}
 		}
 		/* it sends: what the connection said of the skb is the skb's */
 		INVARIANT(skb->seq == tc->snd_nxt && skb->len == len && (skb->next == NULL) == is_tail,
@@ -601,8 +629,16 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 		sim->cnt.data_frames++;
 		sim->cnt.data_segs += clone->segs;
 		pacing_after_send(sim, tc, clone);
-		cwnd_validate(tc);
+		if (!latch)
+			cwnd_validate(tc);
+		sent = true;
 		sim->dev->xmit(sim, c, clone);
+	}
+	if (latch) {
+		if ((double)tcp_segs_of(tc, tc->snd_nxt - tc->snd_una) >= tc->snd_cwnd)
+			is_cwnd_limited = true;
+		if (sent || is_cwnd_limited)
+			cwnd_validate_60(tc, is_cwnd_limited);
 	}
 	/* tcp_rate_check_app_limited: the writer left the window unfilled */
 	if (!tc->send_head && (double)tcp_segs_of(tc, tc->snd_nxt - tc->snd_una) < tc->snd_cwnd)

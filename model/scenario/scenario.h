@@ -204,6 +204,7 @@ struct scenario {
 	int slab_cpu_objs;        /* free objects a CPU keeps before releasing a slab */
 	int frag_pages;           /* pages in one socket page frag (order-3: 8) */
 	int skb_overhead_bytes;   /* truesize - data length */
+	int max_tcp_header_bytes; /* MAX_TCP_HEADER: headroom of a TCP skb (a kernel build's) */
 
 	/* Kept by config.c, ignored by the simulator: which [rhost] and
 	 * [rcost] keys were set explicitly; the others follow [host] and
