@@ -31,6 +31,7 @@ struct calib_cli {
 	bool fit_to_runs;            /* --fit-to runs: residuals to the nearest single run */
 	const char *title;           /* validate: --title TEXT, first line of the table */
 	const char *states;          /* validate: --states T, the late start (app.recv_start) */
+	const char *sockets;         /* validate: --sockets FILE, the sender's socket at the runs' ends */
 	double miss_pct;             /* validate: flag rows with |error| above this */
 	double step;
 	int max_iter;

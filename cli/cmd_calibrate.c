@@ -65,6 +65,7 @@ int calibcli_parse(int argc, char **argv, struct calib_cli *o)
 		{NULL, "--targets", offsetof(struct calib_cli, targets), true},
 		{NULL, "--title", offsetof(struct calib_cli, title), true},
 		{NULL, "--states", offsetof(struct calib_cli, states), true},
+		{NULL, "--sockets", offsetof(struct calib_cli, sockets), true},
 	};
 	bool is_validate = strcmp(o->cmd, "validate") == 0;
 	int only_files = 0;

@@ -30,6 +30,7 @@
  * measured window points to.  The main table stays the prediction as given.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@
 #include "cli.h"
 #include "config.h"
 #include "reps.h"
+#include "sockets.h"
 #include "targets.h"
 #include "util.h"
 
@@ -55,7 +57,7 @@ static void validate_usage(FILE *f)
 	      "                       [--format table|csv] [--title TEXT] [-o OUT] [-j N] [--keep-jitter]\n"
 	      "                       [--starts N] [--polish N] [--step F] [--max-iter N] [--warm]\n"
 	      "                       [--reps REPS.csv]...\n"
-	      "                       [--fit-to median|runs] [--states T]\n"
+	      "                       [--fit-to median|runs] [--states T] [--sockets SOCKETS.txt]\n"
 	      "  Predicts each recorded run and prints, per run and measured metric: measured,\n"
 	      "  predicted, error % and whether the run was held out of the fit that predicted it;\n"
 	      "  then median and max |error| per metric.\n"
@@ -75,6 +77,9 @@ static void validate_usage(FILE *f)
 	      "                      e.g. 2ms): list the runs that settle in another steady state, both\n"
 	      "                      predictions beside the measured window-limited share (csv: late_predicted,\n"
 	      "                      late_error_pct)\n"
+	      "  --sockets F.txt     the sender's socket at each run's end (measure-live's MACHINE.sockets.txt:\n"
+	      "                      point rep try cwnd ssthresh sndbuf): its send buffer and cwnd beside the\n"
+	      "                      model's (and the late start's with --states); table format only\n"
 	      "  --starts N, --polish N, --step F, --max-iter N, --warm: the fit's, as tcpsim calibrate's\n"
 	      "  --format csv        id,metric,measured,predicted,error_pct,held_out (with --reps also\n"
 	      "                      runs_n,runs_min,runs_max,nearest_run_error_pct)\n"
@@ -351,6 +356,70 @@ static double median_of(double *x, int n)
 	return gsl_stats_median_from_sorted_data(x, 1, (size_t)n);
 }
 
+/* A send buffer in KB, as the report prints it. */
+static double kb_of(int64_t bytes)
+{
+	return (double)bytes / 1024.0;
+}
+
+/* --sockets: the sender's socket at the end of each run, the machine's beside
+ * the model's as given (and the late start's with --states).  A send buffer
+ * only grows, so one the size of the late start's says the run went
+ * through the state a late reader finds, whatever it ended in. */
+static void print_sockets(FILE *f, const struct calib_cli *o, const struct run_set *rs,
+			  const struct calib_validation *v, const struct metrics *late, char *const *late_why,
+			  const struct sock_set *socks, int idw)
+{
+	int shown = 0, within = 0, two = 0, near_late = 0;
+
+	fprintf(f, "\nThe sender's socket at the runs' ends (--sockets %s: ss -tim's cwnd and send buffer just before\n"
+		   "each run ended, every attempt's; %d rows used, %d of other points): the buffer only grows\n"
+		   "(tcp_sndbuf_expand, with cwnd), so it tells where a run has been%s\n",
+		o->sockets, socks->rows_used, socks->rows_other_points,
+		late ? "; 'late start' is --states' run, the\nstate a reader behind its data holds" : "");
+	for (int i = 0; i < rs->n; i++) {
+		const struct sock_runs *sr = sockets_of(socks, i);
+		int64_t lo, hi, med, clo = -1, chi = -1;
+		const struct metrics *pm = &v->pred[i];
+		bool has_late = late && !(late_why && late_why[i]);
+
+		if (!sr || (v->no_pred_why && v->no_pred_why[i]))
+			continue;
+		med = sockets_sndbuf_median(sr, &lo, &hi);
+		if (med <= 0)
+			continue;
+		for (int k = 0; k < sr->n; k++) {
+			int64_t c = sr->e[k].cwnd;
+			if (c > 0 && (clo < 0 || c < clo))
+				clo = c;
+			if (c > chi)
+				chi = c;
+		}
+		shown++;
+		fprintf(f, "  %-*s  measured %6.0f KB (%.0f-%.0f, %d run%s), cwnd %" PRId64 "-%" PRId64 "; as given %6.0f KB, cwnd %" PRId64,
+			idw, rs->runs[i].id, kb_of(med), kb_of(lo), kb_of(hi), sr->n, sr->n == 1 ? "" : "s", clo, chi,
+			kb_of(pm->sndbuf_bytes), pm->cwnd_segs);
+		/* within 1.5x either way: the same buffer, give or take a cwnd's growth */
+		if (pm->sndbuf_bytes > 0 && med <= 1.5 * (double)pm->sndbuf_bytes && (double)pm->sndbuf_bytes <= 1.5 * med)
+			within++;
+		if (has_late && late[i].sndbuf_bytes > 0 && late[i].sndbuf_bytes != pm->sndbuf_bytes) {
+			double dg = fabs(log((double)med / (double)pm->sndbuf_bytes));
+			double dl = fabs(log((double)med / (double)late[i].sndbuf_bytes));
+			two++;
+			near_late += dl < dg;
+			fprintf(f, "; late start %6.0f KB, cwnd %" PRId64 ": nearer the %s", kb_of(late[i].sndbuf_bytes),
+				late[i].cwnd_segs, dl < dg ? "late start's" : "state as given");
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "At %d of %d runs the measured send buffer (the runs' median) is within 1.5x of the one predicted as given",
+		within, shown);
+	if (two)
+		fprintf(f, ";\nwhere the late start's differs (%d run%s), the measured one is nearer the late start's at %d", two,
+			two == 1 ? "" : "s", near_late);
+	fputs(".\n", f);
+}
+
 /* --states: the runs whose late start settles in another steady state. */
 static void print_states(FILE *f, const struct calib_cli *o, const struct run_set *rs, const struct calib_validation *v,
 			 const struct metrics *late, char *const *late_why, const struct rep_set *reps, int idw)
@@ -446,7 +515,7 @@ static void print_states(FILE *f, const struct calib_cli *o, const struct run_se
 static void render_table(FILE *f, const struct calib_cli *o, const struct run_set *rs, const struct calib_setup *cs,
 			 const struct calib_validation *v, const struct row *rows, int n,
 			 const struct target_set *ts, const struct target_outcome *oc, const struct rep_set *reps,
-			 const struct metrics *late, char *const *late_why)
+			 const struct metrics *late, char *const *late_why, const struct sock_set *socks)
 {
 	bool with_reps = reps->rows_used > 0;
 	bool any_held = false;
@@ -611,6 +680,8 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 	}
 	if (late)
 		print_states(f, o, rs, v, late, late_why, reps, idw);
+	if (socks->run)
+		print_sockets(f, o, rs, v, late, late_why, socks, idw);
 
 	if (ts && ts->n > 0) {
 		int met = 0;
@@ -642,6 +713,7 @@ int cmd_validate(int argc, char **argv)
 	struct tcpsim_err err = {0};
 	struct row *rows = NULL;
 	struct rep_set reps;
+	struct sock_set socks;
 	bool *train = NULL;
 	struct metrics *late = NULL;
 	char **late_why = NULL;
@@ -654,6 +726,7 @@ int cmd_validate(int argc, char **argv)
 
 	runs_init(&rs);
 	reps_init(&reps);
+	sockets_init(&socks);
 	rc = calibcli_parse(argc, argv, &o);
 	if (rc || o.help) {
 		if (o.help)
@@ -668,6 +741,8 @@ int cmd_validate(int argc, char **argv)
 	if ((rc = calibcli_load(&o, &rs, &reps, &cr, &cs, &err)) != TCPSIM_OK)
 		goto fail;
 	cs.run_progress = cr.progress;
+	if (o.sockets && (rc = sockets_load(&socks, &rs, o.sockets, &err)) != TCPSIM_OK)
+		goto fail;
 	if (o.targets && (rc = targets_load(&ts, o.targets, &err)) != TCPSIM_OK) {
 		rc = rc == TCPSIM_EIO ? TCPSIM_EUSAGE : rc;
 		goto fail;
@@ -702,7 +777,7 @@ int cmd_validate(int argc, char **argv)
 	if (o.format && strcmp(o.format, "csv") == 0)
 		render_csv(ms, &rs, rows, n, reps.rows_used > 0, late != NULL);
 	else
-		render_table(ms, &o, &rs, &cs, &v, rows, n, &ts, oc, &reps, late, late_why);
+		render_table(ms, &o, &rs, &cs, &v, rows, n, &ts, oc, &reps, late, late_why, &socks);
 	if (fclose(ms) != 0) {
 		fprintf(stderr, "tcpsim: cannot format the report\n");
 		rc = 1;
@@ -725,6 +800,7 @@ done:
 	free(late);
 	targets_free(&ts);
 	reps_free(&reps);
+	sockets_free(&socks);
 	calib_validation_free(&v);
 	calib_runs_free(&cr);
 	runs_free(&rs);

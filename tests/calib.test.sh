@@ -220,6 +220,47 @@ if "$TCPSIM" validate "$TMP/states.csv" --states 2ms --format csv >"$TMP/s.csv" 
 else
 	bad "validate --states --format csv" "exit $?: $(head -c 300 "$TMP/err")"
 fi
+# --sockets: the sender's socket at the runs' ends (measure-live's sockets.txt)
+# beside the model's.  b9000's rows carry the model's own late-start buffer
+# (tcpsim run with app.recv_start=2ms, no cost jitter, as validate runs): nearer
+# the late start's; b1500's the buffer as given: within 1.5x of it, nearer it;
+# a row of another point is counted apart.
+ov() { awk -F, -v id="$1" '$1 == id { n = split($4, a, ";"); for (i = 1; i <= n; i++) printf " -s %s", a[i] }' "$TMP/states.csv"; }
+sb() { "$TCPSIM" run "$S" $1 -s run.cost_jitter=0 --format json 2>/dev/null | sed -n 's/.*"sndbuf_bytes": *\([0-9]*\).*/\1/p'; }
+# shellcheck disable=SC2046
+late9000=$(sb "$(ov b9000) -s app.recv_start=2ms")
+# shellcheck disable=SC2046
+given1500=$(sb "$(ov b1500)")
+{
+	printf '%-10s %4s %4s %6s %8s %10s\n' point rep try cwnd ssthresh sndbuf
+	printf '%-10s %4d %4d %6d %8s %10d\n' b9000 1 1 30 - "$late9000" b9000 2 2 31 29 "$late9000" b1500 1 1 40 20 "$given1500" other 1 1 10 - 46080
+} >"$TMP/sockets.txt"
+if [ -n "$late9000" ] && [ -n "$given1500" ] &&
+	"$TCPSIM" validate "$TMP/states.csv" --states 2ms --sockets "$TMP/sockets.txt" >"$TMP/out" 2>"$TMP/err"; then
+	grep -q "^each run ended, every attempt's; 3 rows used, 1 of other points): " "$TMP/out" &&
+		grep -Eq "^  b9000 +measured .*, 2 runs\), cwnd 30-31; as given .*: nearer the late start's$" "$TMP/out" &&
+		grep -q "^At 1 of 2 runs the measured send buffer (the runs' median) is within 1.5x of the one predicted as given;$" "$TMP/out" &&
+		grep -Eq "^  b1500 +measured .*, 1 run\), cwnd 40-40; as given .*: nearer the state as given$" "$TMP/out" &&
+		grep -q "^where the late start's differs (2 runs), the measured one is nearer the late start's at 1.$" "$TMP/out" &&
+		ok "validate --sockets: the late-start buffer read as the late start's, the buffer as given as given" ||
+		bad "validate --sockets" "$(sed -n "/^The sender.s socket/,\$p" "$TMP/out" | tail -4 | tr '\n' '|')"
+else
+	bad "validate --sockets" "sndbufs '$late9000' '$given1500'; exit $?: $(head -c 300 "$TMP/err")"
+fi
+printf 'point rep try cwnd ssthresh\n' >"$TMP/sk1.txt"
+bad_input "--sockets, a header short of a column" "sk1.txt:1:" "5 fields, want 6" -- validate "$TMP/states.csv" --sockets "$TMP/sk1.txt"
+printf 'point rep try cwnd ssthresh sndbuff\n' >"$TMP/sk2.txt"
+bad_input "--sockets, a header's wrong name" "sk2.txt:1:" "column 6 is 'sndbuff', want 'sndbuf'" -- validate "$TMP/states.csv" --sockets "$TMP/sk2.txt"
+printf '# a comment\npoint rep try cwnd ssthresh sndbuf\n\nb9000 1 1 x - 46080\n' >"$TMP/sk3.txt"
+bad_input "--sockets, a cwnd that is no number" "sk3.txt:4:" "cwnd: 'x' is not a whole number from 1 (or '-')" -- validate "$TMP/states.csv" --sockets "$TMP/sk3.txt"
+printf 'point rep try cwnd ssthresh sndbuf\nb9000 - 1 10 - 46080\n' >"$TMP/sk4.txt"
+bad_input "--sockets, a rep that is not given" "sk4.txt:2:" "rep: '-' is not a whole number from 1" -- validate "$TMP/states.csv" --sockets "$TMP/sk4.txt"
+printf 'point rep try cwnd ssthresh sndbuf\nb9000 1 1 10 - 46080 7\n' >"$TMP/sk5.txt"
+bad_input "--sockets, a row of 7 fields" "sk5.txt:2:" "more than 6 fields, want 6" -- validate "$TMP/states.csv" --sockets "$TMP/sk5.txt"
+: >"$TMP/sk6.txt"
+bad_input "--sockets, an empty file" "sk6.txt" "no header line" -- validate "$TMP/states.csv" --sockets "$TMP/sk6.txt"
+bad_input "--sockets, no such file" "nosuch.txt" "cannot read it" -- validate "$TMP/states.csv" --sockets "$TMP/nosuch.txt"
+bad_input "calibrate --sockets" "--sockets" "unknown option" -- calibrate "$TMP/syn.csv" --fit $FIT --sockets "$TMP/sockets.txt" -o "$TMP/p.cfg"
 bad_input "--states 0" "--states 0" "above 0" -- validate "$TMP/states.csv" --states 0
 bad_input "--states that is no time" "--states soon" "above 0" -- validate "$TMP/states.csv" --states soon
 bad_input "calibrate --states" "--states" "unknown option" -- calibrate "$TMP/syn.csv" --fit $FIT --states 2ms -o "$TMP/p.cfg"

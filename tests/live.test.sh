@@ -1206,11 +1206,28 @@ if [ "$(id -u)" = 0 ]; then
 fi
 
 # --- validation/live/held-back: each patch still applies to this tree -------
-# (validation/live/README.md quotes what each does; in a git checkout only)
+# (validation/live/README.md quotes what each does; in a git checkout only),
+# and the C files it touches still compile with it (syntax and warnings, as
+# the Makefile's flags: a patch that applies can still call what changed)
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	SYN="-std=c11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -D_GNU_SOURCE -fsyntax-only"
+	for d in model model/base model/scenario model/engine model/kernel model/net model/app model/config model/study tools/lib tests; do
+		SYN="$SYN -iquote $d"
+	done
+	# shellcheck disable=SC2046
+	SYN="$SYN $(pkg-config --cflags gsl inih jansson 2>/dev/null)"
 	for p in validation/live/held-back/*.patch; do
 		[ -f "$p" ] || continue
-		git apply --check "$p" 2>"$T/err" && ok || bad "held-back patch $p no longer applies: $(cat "$T/err")"
+		git apply --check "$p" 2>"$T/err" && ok || { bad "held-back patch $p no longer applies: $(cat "$T/err")"; continue; }
+		rm -rf "$T/hb" && mkdir "$T/hb" && cp -R model tools tests "$T/hb/" &&
+			(cd "$T/hb" && git apply --include='model/*' --include='tools/lib/*' --include='tests/*' "$ROOT/$p") 2>"$T/err" ||
+			{ bad "held-back patch $p: could not apply it to a copy: $(cat "$T/err")"; continue; }
+		cfail=""
+		for f in $(sed -n 's|^+++ b/||p' "$p" | grep -E '^(model|tools/lib|tests)/.*[.]c$'); do
+			# shellcheck disable=SC2086
+			(cd "$T/hb" && cc $SYN "$f") >"$T/err" 2>&1 || cfail="$cfail $f: $(head -3 "$T/err" | tr '\n' ' ')"
+		done
+		[ -z "$cfail" ] && ok || bad "held-back patch $p no longer compiles:$cfail"
 	done
 fi
 

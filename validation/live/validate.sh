@@ -56,6 +56,12 @@ REPS=""
 [ -f "validation/live/$M.reps.csv" ] && REPS="--reps validation/live/$M.reps.csv"
 PREPS=""
 [ -f "validation/live/$M-paced.reps.csv" ] && PREPS="--reps validation/live/$M-paced.reps.csv"
+# and the sender's socket at each run's end (MACHINE.sockets.txt, since
+# 2026-12-06): its cwnd and send buffer beside the model's
+SOCKS=""
+[ -f "validation/live/$M.sockets.txt" ] && SOCKS="--sockets validation/live/$M.sockets.txt"
+PSOCKS=""
+[ -f "validation/live/$M-paced.sockets.txt" ] && PSOCKS="--sockets validation/live/$M-paced.sockets.txt"
 [ -f "$CSV" ] || { echo "validate.sh: no $CSV (run make live)" >&2; exit 2; }
 [ -x ./tcpsim ] || { echo "validate.sh: build tcpsim first (make)" >&2; exit 2; }
 T=$(mktemp -d)
@@ -231,7 +237,7 @@ esac
 
 lo_validate() { # PROFILE OUT [--warm]: the fit on the training rows, every loopback row predicted
 	# shellcheck disable=SC2086
-	./tcpsim validate "$T/lo.csv" $REPS --fit-to "$FIT_TO" --profile "$1" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" --polish "$POLISH" ${3:-} \
+	./tcpsim validate "$T/lo.csv" $REPS $SOCKS --fit-to "$FIT_TO" --profile "$1" --fit "$FIT" --weight "$WEIGHT" --starts "$STARTS" --polish "$POLISH" ${3:-} \
 		--train-where link.mtu=1500,65536 --states "$STATES" --targets validation/targets/live-lo.csv \
 		--title "$M loopback: fitted on MTU 1500 and 65536, the rest predicted" -o "$2"
 }
@@ -329,13 +335,13 @@ fi
 # the fitted costs and the run settings, one profile
 { cat "$T/run.cfg"; echo; cat "validation/live/$M.fitted.cfg"; } >"$T/pred.cfg"
 # shellcheck disable=SC2086
-./tcpsim validate "$T/veth.csv" $REPS --profile "$T/pred.cfg" --states "$STATES" --targets validation/targets/live-veth.csv \
+./tcpsim validate "$T/veth.csv" $REPS $SOCKS --profile "$T/pred.cfg" --states "$STATES" --targets validation/targets/live-veth.csv \
 	--title "$M veth: predicted with the loopback fit" \
 	-o "validation/live/$M.validate-veth.txt"
 out="validation/live/$M.costfit.txt, $M.validate-lo.txt, $M.fitted.cfg, $M.validate-veth.txt"
 if [ -f "$PACED" ]; then
 	# shellcheck disable=SC2086
-	./tcpsim validate "$PACED" $PREPS --profile "$T/pred.cfg" --states "$STATES" --targets validation/targets/live-paced.csv \
+	./tcpsim validate "$PACED" $PREPS $PSOCKS --profile "$T/pred.cfg" --states "$STATES" --targets validation/targets/live-paced.csv \
 		--title "$M paced (bbr-initialised cubic, tcp.pacing=on): predicted with the loopback fit" \
 		-o "validation/live/$M.validate-paced.txt"
 	out="$out, $M.validate-paced.txt"
