@@ -380,6 +380,7 @@ static void print_sockets(FILE *f, const struct calib_cli *o, const struct run_s
 	for (int i = 0; i < rs->n; i++) {
 		const struct sock_runs *sr = sockets_of(socks, i);
 		int64_t lo, hi, med, clo = -1, chi = -1;
+		char cw[48];
 		const struct metrics *pm = &v->pred[i];
 		bool has_late = late && !(late_why && late_why[i]);
 
@@ -396,13 +397,17 @@ static void print_sockets(FILE *f, const struct calib_cli *o, const struct run_s
 				chi = c;
 		}
 		shown++;
-		fprintf(f, "  %-*s  measured %6.0f KB (%.0f-%.0f, %d run%s), cwnd %" PRId64 "-%" PRId64 "; as given %6.0f KB, cwnd %" PRId64,
-			idw, rs->runs[i].id, kb_of(med), kb_of(lo), kb_of(hi), sr->n, sr->n == 1 ? "" : "s", clo, chi,
+		if (clo > 0)
+			snprintf(cw, sizeof(cw), "%" PRId64 "-%" PRId64, clo, chi);
+		else
+			snprintf(cw, sizeof(cw), "-"); /* ss gave none */
+		fprintf(f, "  %-*s  measured %6.0f KB (%.0f-%.0f, %d run%s), cwnd %s; as given %6.0f KB, cwnd %" PRId64, idw,
+			rs->runs[i].id, kb_of(med), kb_of(lo), kb_of(hi), sr->n, sr->n == 1 ? "" : "s", cw,
 			kb_of(pm->sndbuf_bytes), pm->cwnd_segs);
 		/* within 1.5x either way: the same buffer, give or take a cwnd's growth */
 		if (pm->sndbuf_bytes > 0 && med <= 1.5 * (double)pm->sndbuf_bytes && (double)pm->sndbuf_bytes <= 1.5 * med)
 			within++;
-		if (has_late && late[i].sndbuf_bytes > 0 && late[i].sndbuf_bytes != pm->sndbuf_bytes) {
+		if (has_late && pm->sndbuf_bytes > 0 && late[i].sndbuf_bytes > 0 && late[i].sndbuf_bytes != pm->sndbuf_bytes) {
 			double dg = fabs(log((double)med / (double)pm->sndbuf_bytes));
 			double dl = fabs(log((double)med / (double)late[i].sndbuf_bytes));
 			two++;

@@ -247,6 +247,14 @@ if [ -n "$late9000" ] && [ -n "$given1500" ] &&
 else
 	bad "validate --sockets" "sndbufs '$late9000' '$given1500'; exit $?: $(head -c 300 "$TMP/err")"
 fi
+printf 'point rep try cwnd ssthresh sndbuf\nb1500 1 1 - - 913920\n' >"$TMP/skd.txt"
+if "$TCPSIM" validate "$TMP/states.csv" --sockets "$TMP/skd.txt" >"$TMP/out" 2>"$TMP/err"; then
+	grep -Eq "^  b1500 +measured +892 KB \(892-892, 1 run\), cwnd -; as given .*, cwnd [0-9]+$" "$TMP/out" &&
+		ok "validate --sockets without --states: a cwnd ss did not give is '-', no late start" ||
+		bad "validate --sockets, no cwnd" "$(grep '^  b1500 *measured' "$TMP/out")"
+else
+	bad "validate --sockets, no cwnd" "exit $?: $(head -c 300 "$TMP/err")"
+fi
 printf 'point rep try cwnd ssthresh\n' >"$TMP/sk1.txt"
 bad_input "--sockets, a header short of a column" "sk1.txt:1:" "5 fields, want 6" -- validate "$TMP/states.csv" --sockets "$TMP/sk1.txt"
 printf 'point rep try cwnd ssthresh sndbuff\n' >"$TMP/sk2.txt"
