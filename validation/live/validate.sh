@@ -18,6 +18,9 @@
 #      validate of the veth rows (-> MACHINE.validate-veth.txt), of the
 #      paced set (-> MACHINE.validate-paced.txt) and of the regime set
 #      (-> MACHINE.validate-regime.txt) with that profile, no fit.
+#   Where measure-live recorded each run's socket (MACHINE.sockets.txt,
+#   MACHINE-paced.sockets.txt), the reports set its send buffer and cwnd at
+#   the run's end beside the model's (tcpsim validate --sockets).
 #   Each report ends with issue 12's checks (validation/targets/live-lo.csv,
 #   live-veth.csv, live-paced.csv: tcpsim validate --targets), each printed
 #   as met or MISSED, a missed one with what the model lacks there.
