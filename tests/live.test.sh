@@ -752,6 +752,10 @@ cat >"$T/series.json" <<'EOF_JSON'
 }
 EOF_JSON
 expect_eq "$(bash $WL --parse-series "$T/series.json" 2>&1)" "#   2 intervals, Mbit/s: 4500 12500" "wakeups-live --parse-series"
+# ... and, where each interval's first stream has its tcp_info, the sender's cwnd at its end
+sed 's/"bits_per_second":\t1$/"bits_per_second":\t1,\n\t\t\t\t\t"snd_cwnd":\t2654208/; s/"bits_per_second":\t2$/"bits_per_second":\t2,\n\t\t\t\t\t"snd_cwnd":\t3538944/' "$T/series.json" >"$T/series-cwnd.json"
+expect_eq "$(bash $WL --parse-series "$T/series-cwnd.json" 2>&1)" "#   2 intervals, Mbit/s: 4500 12500
+#   the sender's cwnd at each interval's end, KB: 2592 3456" "wakeups-live --parse-series: the cwnd series"
 printf '{\n\t"end":\t{\n\t}\n}\n' >"$T/series-none.json"
 expect_fail "wakeups-live --parse-series without intervals" 1 "no intervals in the iperf3 output" bash $WL --parse-series "$T/series-none.json"
 expect_fail "wakeups-live --series out of range" 2 "--series '0.05': not a number of seconds from 0.1 to 10" bash $WL --series 0.05
