@@ -524,8 +524,10 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 {
 	struct skb *skb;
 	bool rwnd_stop = false;
-	/* 6.0+: tcp_write_xmit's is_cwnd_limited, for cwnd_validate_60 */
+	/* 6.0+: tcp_write_xmit's is_cwnd_limited, for cwnd_validate_60;
+	 * before, the limit is the connection's own (cleared by the next ACK) */
 	bool latch = host_kernel_at_least(tc->snd_host, 6, 0), is_cwnd_limited = false, sent = false;
+	bool *limited = latch ? &is_cwnd_limited : &tc->cwnd_limited;
 
 	while ((skb = tc->send_head) != NULL) {
 		if (pacing_check(sim, c, tc))
@@ -543,12 +545,8 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 
 		/* tcp_is_cwnd_limited: the window, not the application, stops a
 		 * full-size frame */
-		if (quota * tc->mss_bytes < current_size_goal(tc)) {
-			if (latch)
-				is_cwnd_limited = true;
-			else
-				tc->cwnd_limited = true;
-		}
+		if (quota * tc->mss_bytes < current_size_goal(tc))
+			*limited = true;
 		if (quota <= 0)
 			break;
 		/* TSO autosizing (tcp_tso_segs): at most max_segs per frame */
@@ -591,12 +589,8 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 				rwnd_stop = limit == wnd_left;
 				break; /* less than one MSS of window: wait for ACKs (sender SWS avoidance) */
 			}
-			if (limit == quota * tc->mss_bytes && limit < wnd_left) {
-				if (latch)
-					is_cwnd_limited = true;
-				else
-					tc->cwnd_limited = true;
-			}
+			if (limit == quota * tc->mss_bytes && limit < wnd_left)
+				*limited = true;
 		}
 		/* it sends: what the connection said of the skb is the skb's */
 		INVARIANT(skb->seq == tc->snd_nxt && skb->len == len && (skb->next == NULL) == is_tail,
