@@ -715,6 +715,25 @@ expect_eq "$(bash $WL --parse-calls "$T/calls-tsc.trace" --server-pid 10 --ghz 1
 	"writer write 45455 6.00 - -;reader read 68182 2.00 0.433 -;" "wakeups-live --parse-calls: a TSC trace"
 expect_fail "wakeups-live --parse-calls without the server's pid" 2 "needs --server-pid" bash $WL --parse-calls "$T/calls.trace"
 expect_fail "wakeups-live --calls with --preempt" 2 "one at a time" bash $WL --calls --preempt
+# --parse-cwnd-steps: the bulk connection's (the cookie towards 5201 with the
+# most probes) cwnd changes, the bytes in flight and the longest ACK gap before
+P='iperf3-1 [000] ..s2. 100.%s: tcp_probe: family=AF_INET src=127.0.0.1:40000 dest=127.0.0.1:5201 mark=0x0 data_len=0 snd_nxt=%s snd_una=%s snd_cwnd=%s ssthresh=2147483647 snd_wnd=65536 srtt=20 rcv_wnd=65536 sock_cookie=%s skbaddr=0 skaddr=0\n'
+{
+	printf "$P" 000000 0x10 0x10 10 7
+	printf "$P" 000100 0x00001000 0x00000000 10 9
+	printf "$P" 000110 0x00002000 0x00001000 10 9
+	printf 'iperf3-2 [001] ..s2. 100.000120: tcp_probe: family=AF_INET src=127.0.0.1:5201 dest=127.0.0.1:40000 data_len=4096 snd_nxt=0x1 snd_una=0x1 snd_cwnd=10 sock_cookie=8\n'
+	printf "$P" 001110 0x00010000 0x00004000 12 9
+	printf "$P" 001200 0xfffff000 0xffffe000 4 9
+	printf "$P" 001210 0x00000100 0xffffff00 12 9
+} >"$T/cwnd.trace"
+expect_eq "$(bash $WL --parse-cwnd-steps "$T/cwnd.trace" 2>&1)" "#         t_ms   cwnd     to  in_flight most_in_flight  longest_gap
+#        1.010     10     12      49152          49152      1000 us
+#        1.100     12      4       4096           4096        90 us
+#        1.110      4     12        512            512        10 us
+#   3 changes of cwnd, 2 up, 1 down, over 1.1 ms of ACKs" "wakeups-live --parse-cwnd-steps: the bulk connection's steps, across a wrap of the sequence"
+printf 'x\n' >"$T/cwnd-none.trace"
+expect_fail "wakeups-live --parse-cwnd-steps without probes" 1 "no tcp_probe of a connection to port 5201" bash $WL --parse-cwnd-steps "$T/cwnd-none.trace"
 # --parse-series: each interval's sum, not its streams' own figures
 cat >"$T/series.json" <<'EOF_JSON'
 {
