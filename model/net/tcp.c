@@ -139,7 +139,7 @@ void tcp_conn_init(struct sim *sim, struct tcp_conn *tc, int id, struct host *sn
 			tc->sndbuf = min64(per_seg * sc->init_cwnd, sc->wmem_max);
 		/* 3.13+: tcp_init_buffer_space -> tcp_sndbuf_expand */
 		if (!tc->sndbuf_locked && host_kernel_at_least(tc->snd_host, 3, 13))
-			tc->sndbuf = max64(tc->sndbuf, min64(tcp_sndbuf_want(sim, tc, sc->init_cwnd, sc->reordering), sc->wmem_max));
+			tc->sndbuf = max64(tc->sndbuf, min64(tcp_sndbuf_want(tc, sc->init_cwnd, sc->reordering), sc->wmem_max));
 	}
 	tc->window_clamp = tcp_win_from_space(tc, tc->rcvbuf);
 	/* tcp_select_initial_window: the scale that lets the largest buffer

@@ -80,6 +80,6 @@ void tcp_slow_start(struct tcp_conn *tc, uint32_t acked, bool *in_ss);
  * 2 x max(TCP_INIT_CWND, cwnd, reordering + 1) skbs of the worst case, one
  * skb per MSS with its head kmalloced from a power-of-two cache: the MSS,
  * MAX_TCP_HEADER (mem.max_tcp_header) and the shared info rounded up. */
-int64_t tcp_sndbuf_want(const struct sim *sim, const struct tcp_conn *tc, double cwnd, double reordering);
+int64_t tcp_sndbuf_want(const struct tcp_conn *tc, double cwnd, double reordering);
 
 #endif

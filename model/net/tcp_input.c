@@ -15,10 +15,10 @@
 #define TCP_SHINFO_BYTES 320
 #define TCP_SKBUFF_BYTES 256
 
-int64_t tcp_sndbuf_want(const struct sim *sim, const struct tcp_conn *tc, double cwnd, double reordering)
+int64_t tcp_sndbuf_want(const struct tcp_conn *tc, double cwnd, double reordering)
 {
 	/* max(mss_clamp, mss_cache): the peer's MSS, before the options */
-	int64_t per_mss = (int64_t)max64(tc->advmss, tc->mss_bytes) + sim->sc->max_tcp_header_bytes + TCP_SHINFO_BYTES;
+	int64_t per_mss = (int64_t)max64(tc->advmss, tc->mss_bytes) + tc->sim->sc->max_tcp_header_bytes + TCP_SHINFO_BYTES;
 	int64_t pow2 = 1;
 	double nr = fmax(fmax(10, cwnd), reordering + 1);
 
@@ -456,7 +456,7 @@ void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb
 			int64_t per_seg = tc->mss_bytes + sim->sc->skb_overhead_bytes;
 			double demanded = fmax(tc->snd_cwnd, sim->sc->reordering + 1);
 			int64_t want = host_kernel_at_least(tc->snd_host, 3, 13)
-					       ? tcp_sndbuf_want(sim, tc, tc->snd_cwnd, sim->sc->reordering)
+					       ? tcp_sndbuf_want(tc, tc->snd_cwnd, sim->sc->reordering)
 					       : 2 * (int64_t)demanded * per_seg;
 			if (want > tc->sndbuf)
 				tc->sndbuf = min64(want, sim->sc->wmem_max);
