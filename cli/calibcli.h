@@ -14,6 +14,9 @@
 #include "err.h"
 #include "runs.h"
 
+/* validate --seeds N: at most this many (each one more prediction of every run) */
+#define SEEDS_MAX 32
+
 struct calib_cli {
 	const char *cmd;             /* "calibrate" or "validate" */
 	const char **files;          /* recorded-run CSVs */
@@ -32,6 +35,7 @@ struct calib_cli {
 	const char *title;           /* validate: --title TEXT, first line of the table */
 	const char *states;          /* validate: --states T, the late start (app.recv_start) */
 	const char *sockets;         /* validate: --sockets FILE, the sender's socket at the runs' ends */
+	int seeds;                   /* validate: --seeds N, every run again with run.seed + 1 .. N - 1 */
 	double miss_pct;             /* validate: flag rows with |error| above this */
 	double step;
 	int max_iter;

@@ -165,6 +165,17 @@ int calibcli_parse(int argc, char **argv, struct calib_cli *o)
 			o->fit_to_runs = strcmp(val, "runs") == 0;
 			continue;
 		}
+		if (is_validate && (r = cli_option_value(argc, argv, &i, NULL, "--seeds", &val)) != 0) {
+			if (r < 0 || parse_num(o->cmd, "--seeds", val, 2, SEEDS_MAX, &d))
+				return r < 0 ? usage_error(o->cmd, "option '%s' needs an argument", a) : 2;
+			if (d != floor(d)) {
+				fprintf(stderr, "tcpsim: %s: --seeds %s: expected a whole number from 2 to %d\n", o->cmd, val,
+					SEEDS_MAX);
+				return 2;
+			}
+			o->seeds = (int)d;
+			continue;
+		}
 		if (is_validate && (r = cli_option_value(argc, argv, &i, NULL, "--miss", &val)) != 0) {
 			if (r < 0 || parse_num(o->cmd, "--miss", val, 0, 1e9, &o->miss_pct))
 				return r < 0 ? usage_error(o->cmd, "option '%s' needs an argument", a) : 2;

@@ -80,6 +80,10 @@ static void validate_usage(FILE *f)
 	      "  --sockets F.txt     the sender's socket at each run's end (measure-live's MACHINE.sockets.txt:\n"
 	      "                      point rep try cwnd ssthresh sndbuf): its send buffer and cwnd beside the\n"
 	      "                      model's (and the late start's with --states); table format only\n"
+	      "  --seeds N           predict each run N - 1 times more, with run.seed + 1 .. N - 1 (the\n"
+	      "                      model's random inputs drawn anew: residents, wander, kept jitter): list\n"
+	      "                      the runs whose seeds end in both steady states or differ in the busier\n"
+	      "                      CPU, beside the single runs (--reps); table format only; 2 to 32\n"
 	      "  --starts N, --polish N, --step F, --max-iter N, --warm: the fit's, as tcpsim calibrate's\n"
 	      "  --format csv        id,metric,measured,predicted,error_pct,held_out (with --reps also\n"
 	      "                      runs_n,runs_min,runs_max,nearest_run_error_pct)\n"
@@ -517,10 +521,125 @@ static void print_states(FILE *f, const struct calib_cli *o, const struct run_se
 	free(ea);
 }
 
+/* 1 where the sender's CPU is the busier in v, 0 the receiver's, -1 unknown
+ * (metrics_busier_role's rule) */
+static int sender_busier(const double *v)
+{
+	if (!metrics_busier_role(v))
+		return -1;
+	return metrics_sender_busier(v[METRIC_SND_CPU_BUSY_PCT], v[METRIC_RCV_CPU_BUSY_PCT]);
+}
+
+/* --seeds: the model's runs with other random inputs (seed[k * n + i]: run
+ * i with run.seed + k + 1), beside the single runs: which steady state
+ * each ends in (the window, metrics.h's window_limited) and which CPU is
+ * the busier.  A run is listed where its seeds differ in either. */
+static void print_seeds(FILE *f, const struct calib_cli *o, const struct run_set *rs, const struct calib_validation *v,
+			const struct metrics *seed, char *const *seed_why, const struct rep_set *reps, int idw)
+{
+	const int T = METRIC_THROUGHPUT_MBPS, W = METRIC_SND_RWND_LIMITED_PCT;
+	int n = rs->n, ns = o->seeds, nall = 0, split = 0, mixed = 0, mixed_split = 0;
+	int bknown = 0, bright_given = 0, bright_most = 0, bknown_runs = 0, bin = 0;
+	double *eg = xcalloc((size_t)n + 1, sizeof(double)), *em = xcalloc((size_t)n + 1, sizeof(double));
+	double *tv = xcalloc((size_t)ns, sizeof(double));
+
+	fprintf(f, "\nOther seeds (--seeds %d: each run again with run.seed + 1 .. + %d, the model's random inputs drawn\n"
+		   "anew; a run is listed where its seeds end in both steady states (window-limited from half the busy\n"
+		   "time in some, not in others) or differ in the busier CPU)\n",
+		ns, ns - 1);
+	for (int i = 0; i < n; i++) {
+		const double *mv = rs->runs[i].v;
+		const struct rep_values *rv = reps_of(reps, i, W);
+		const char *mb = metrics_busier_role(mv);
+		int lim = 0, slim = 0, ssnd = 0, sknown = 0, rsnd = 0, rrcv = 0;
+		bool ok = !(v->no_pred_why && v->no_pred_why[i]) && isfinite(mv[T]) && mv[T] > 0;
+
+		for (int k = 0; ok && k < ns - 1; k++)
+			ok = !seed_why[(size_t)k * n + i];
+		if (!ok)
+			continue;
+		for (int k = 0; k < ns; k++) {
+			const double *pv = k == 0 ? v->pred[i].v : seed[(size_t)(k - 1) * n + i].v;
+			int sb = sender_busier(pv);
+			tv[k] = pv[T];
+			slim += isfinite(pv[W]) && window_limited(pv[W]);
+			if (sb >= 0) {
+				sknown++;
+				ssnd += sb;
+			}
+		}
+		nall++;
+		eg[nall - 1] = fabs(calib_error_pct(mv[T], v->pred[i].v[T]));
+		em[nall - 1] = fabs(calib_error_pct(mv[T], median_of(tv, ns)));
+		for (int k = 0; rv && k < rv->n; k++)
+			lim += window_limited(rv->v[k]);
+		if (rv && lim > 0 && lim < rv->n) {
+			mixed++;
+			mixed_split += slim > 0 && slim < ns;
+		}
+		if (mb && sknown == ns) {
+			bool snd_most = 2 * ssnd > ns, snd_given = sender_busier(v->pred[i].v) == 1;
+			bool m_snd = sender_busier(mv) == 1;
+			bknown++;
+			bright_given += snd_given == m_snd;
+			bright_most += 2 * ssnd != ns && snd_most == m_snd;
+			reps_busier(reps, i, &rsnd, &rrcv);
+			if (rsnd + rrcv > 0) {
+				/* every CPU a single run had the busier is some seed's */
+				bknown_runs++;
+				bin += (rsnd == 0 || ssnd > 0) && (rrcv == 0 || ssnd < ns);
+			}
+		}
+		if ((slim == 0 || slim == ns) && (ssnd == 0 || ssnd == sknown))
+			continue;
+		split += slim > 0 && slim < ns;
+		fprintf(f, "  %s\n", rs->runs[i].id);
+		fprintf(f, "      measured  %10.6g Mbit/s", mv[T]);
+		if (isfinite(mv[W])) {
+			fprintf(f, ", window-limited %.0f%%", mv[W]);
+			if (rv && rv->n > 0)
+				fprintf(f, " (single runs: %d of %d)", lim, rv->n);
+		}
+		if (mb)
+			fprintf(f, ", busier: the %s", mb);
+		reps_busier(reps, i, &rsnd, &rrcv);
+		if (rsnd + rrcv > 0)
+			fprintf(f, " (single runs: the sender's in %d of %d)", rsnd, rsnd + rrcv);
+		fputc('\n', f);
+		fprintf(f, "      seeds     ");
+		for (int k = 0; k < ns; k++) {
+			const double *pv = k == 0 ? v->pred[i].v : seed[(size_t)(k - 1) * n + i].v;
+			fprintf(f, "%s%.6g", k ? " " : "", pv[T]);
+		}
+		fprintf(f, " Mbit/s; window-limited in %d of %d; the sender's CPU the busier in %d of %d\n", slim, ns, ssnd,
+			sknown);
+	}
+	(void)idw;
+	fprintf(f, "%d of %d runs end in both steady states over their %d seeds.\n", split, nall, ns);
+	if (mixed)
+		fprintf(f, "The single runs settle in both states at %d points; the seeds do at %d of them.\n", mixed,
+			mixed_split);
+	if (bknown)
+		fprintf(f, "The busier CPU: right in %d of %d runs as given (the first seed), in %d by most of the %d seeds "
+			   "(a tie counts wrong).\n",
+			bright_given, bknown, bright_most, ns);
+	if (bknown_runs)
+		fprintf(f, "At %d of the %d points whose single runs recorded both CPUs, the seeds have each CPU a single "
+			   "run had the busier.\n",
+			bin, bknown_runs);
+	if (nall)
+		fprintf(f, "Throughput median |error|: as given %.1f%%, the seeds' median %.1f%% (over %d runs).\n",
+			median_of(eg, nall), median_of(em, nall), nall);
+	free(eg);
+	free(em);
+	free(tv);
+}
+
 static void render_table(FILE *f, const struct calib_cli *o, const struct run_set *rs, const struct calib_setup *cs,
 			 const struct calib_validation *v, const struct row *rows, int n,
 			 const struct target_set *ts, const struct target_outcome *oc, const struct rep_set *reps,
-			 const struct metrics *late, char *const *late_why, const struct sock_set *socks)
+			 const struct metrics *late, char *const *late_why, const struct metrics *seed,
+			 char *const *seed_why, const struct sock_set *socks)
 {
 	bool with_reps = reps->rows_used > 0;
 	bool any_held = false;
@@ -685,6 +804,8 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 	}
 	if (late)
 		print_states(f, o, rs, v, late, late_why, reps, idw);
+	if (seed)
+		print_seeds(f, o, rs, v, seed, seed_why, reps, idw);
 	if (socks->run)
 		print_sockets(f, o, rs, v, late, late_why, socks, idw);
 
@@ -720,8 +841,8 @@ int cmd_validate(int argc, char **argv)
 	struct rep_set reps;
 	struct sock_set socks;
 	bool *train = NULL;
-	struct metrics *late = NULL;
-	char **late_why = NULL;
+	struct metrics *late = NULL, *seed = NULL;
+	char **late_why = NULL, **seed_why = NULL;
 	double late_ns = 0;
 	enum calib_holdout ho = CALIB_HOLDOUT_NONE;
 	char *buf = NULL;
@@ -742,6 +863,11 @@ int cmd_validate(int argc, char **argv)
 		goto done;
 	if (o.states && (rc = cli_late_start("validate", o.states, &late_ns)) != 0)
 		goto done;
+	if (o.seeds > 1 && o.format && strcmp(o.format, "csv") == 0) {
+		fprintf(stderr, "tcpsim: validate: --seeds is for the table format (its section has no csv form)\n");
+		rc = 2;
+		goto done;
+	}
 	cr.progress = isatty(STDERR_FILENO) ? stderr : NULL;
 	if ((rc = calibcli_load(&o, &rs, &reps, &cr, &cs, &err)) != TCPSIM_OK)
 		goto fail;
@@ -768,6 +894,15 @@ int cmd_validate(int argc, char **argv)
 		if ((rc = calib_predict_late(&cs, &cr, &v, (sim_ns)late_ns, late, late_why, &err)) != TCPSIM_OK)
 			goto fail;
 	}
+	if (o.seeds > 1) {
+		size_t ns = (size_t)(o.seeds - 1) * (size_t)(rs.n > 0 ? rs.n : 1);
+		seed = xcalloc(ns, sizeof(*seed));
+		seed_why = xcalloc(ns, sizeof(*seed_why));
+		for (int k = 1; k < o.seeds; k++)
+			if ((rc = calib_predict_seed(&cs, &cr, &v, (uint64_t)k, seed + (size_t)(k - 1) * rs.n,
+						     seed_why + (size_t)(k - 1) * rs.n, &err)) != TCPSIM_OK)
+				goto fail;
+	}
 	if (ts.n > 0) {
 		oc = xcalloc((size_t)ts.n, sizeof(*oc));
 		if ((rc = targets_eval(&ts, &rs, v.pred, v.held_out, oc, &err)) != TCPSIM_OK)
@@ -782,7 +917,7 @@ int cmd_validate(int argc, char **argv)
 	if (o.format && strcmp(o.format, "csv") == 0)
 		render_csv(ms, &rs, rows, n, reps.rows_used > 0, late != NULL);
 	else
-		render_table(ms, &o, &rs, &cs, &v, rows, n, &ts, oc, &reps, late, late_why, &socks);
+		render_table(ms, &o, &rs, &cs, &v, rows, n, &ts, oc, &reps, late, late_why, seed, seed_why, &socks);
 	if (fclose(ms) != 0) {
 		fprintf(stderr, "tcpsim: cannot format the report\n");
 		rc = 1;
@@ -803,6 +938,11 @@ done:
 			free(late_why[i]);
 	free(late_why);
 	free(late);
+	if (seed_why)
+		for (size_t k = 0; k < (size_t)(o.seeds - 1) * (size_t)rs.n; k++)
+			free(seed_why[k]);
+	free(seed_why);
+	free(seed);
 	targets_free(&ts);
 	reps_free(&reps);
 	sockets_free(&socks);

@@ -273,6 +273,37 @@ bad_input "--states 0" "--states 0" "above 0" -- validate "$TMP/states.csv" --st
 bad_input "--states that is no time" "--states soon" "above 0" -- validate "$TMP/states.csv" --states soon
 bad_input "calibrate --states" "--states" "unknown option" -- calibrate "$TMP/syn.csv" --fit $FIT --states 2ms -o "$TMP/p.cfg"
 
+# --- validate --seeds: the same runs with the model's random inputs drawn anew --
+# amd-epyc-2cpu-2596's residents (two tasks waking at random, 1.3 a second
+# between them, 1.6 ms a turn; set here as its profile sets them): at MTU
+# 4096 with 4 KB writes a stall of the reader's CPU moves the model's run
+# into the reader-behind state and one of the writer's back, so over six
+# seeds the 2.75 s runs end in both (the fitted prices of 2026-12-07 pinned
+# here).  Without the residents and without jitter nothing in the run is
+# random: every seed the same.
+C="run.warmup=250ms;run.duration=2.75s;run.batch=50ms;run.min_batches=4;run.ci_target=0;app.send_size=4K"
+C="$C;app.recv_size=4K;link.mtu=4096;cost.tx_frame=6066.53;cost.rx_frame=988.508;cost.rx_tcp=1676.65"
+C="$C;cost.ack_tx=94.381;cost.ack_rx=914.096;cost.tx_seg=769.758;cost.rx_gso_seg=970.979"
+C="$C;host.monitors=2;host.monitor_period=1515ms;host.monitor_arrivals=poisson;cost.monitor=4190000"
+S=scenarios/live/amd-epyc-2cpu-2596-lo.cfg
+printf 'id,source,scenario,overrides,throughput_mbps,snd_rwnd_limited_pct,snd_cpu_busy_pct,rcv_cpu_busy_pct\n' >"$TMP/seeds.csv"
+printf 'm4096,t,%s,%s,4401,0,99,75\nq4096,t,%s,%s;host.monitors=0,4401,0,99,75\n' "$S" "$C" "$S" "$C" >>"$TMP/seeds.csv"
+if "$TCPSIM" validate "$TMP/seeds.csv" --seeds 6 >"$TMP/out" 2>"$TMP/err"; then
+	sd=$(sed -n '/^  m4096$/,/^ *seeds /p' "$TMP/out" | sed -n 's/.*window-limited in \([0-9]*\) of 6.*/\1/p')
+	grep -q "^Other seeds (--seeds 6: each run again with run.seed + 1 .. + 5," "$TMP/out" &&
+		[ -n "$sd" ] && [ "$sd" -gt 0 ] && [ "$sd" -lt 6 ] && ! grep -q "^  q4096$" "$TMP/out" &&
+		grep -q "^1 of 2 runs end in both steady states over their 6 seeds.$" "$TMP/out" &&
+		ok "validate --seeds: with its residents the run ends in both states ($sd of 6 window-limited), without them in one" ||
+		bad "validate --seeds" "$(sed -n '/^Other seeds/,$p' "$TMP/out" | head -12)"
+else
+	bad "validate --seeds" "exit $?: $(head -c 300 "$TMP/err")"
+fi
+bad_input "--seeds 1" "--seeds 1" "from 2 to 32" -- validate "$TMP/seeds.csv" --seeds 1
+bad_input "--seeds 33" "--seeds 33" "from 2 to 32" -- validate "$TMP/seeds.csv" --seeds 33
+bad_input "--seeds that is no whole number" "--seeds 2.5" "whole number" -- validate "$TMP/seeds.csv" --seeds 2.5
+bad_input "--seeds with --format csv" "--seeds" "table format" -- validate "$TMP/seeds.csv" --seeds 3 --format csv
+bad_input "calibrate --seeds" "--seeds" "unknown option" -- calibrate "$TMP/syn.csv" --fit $FIT --seeds 3 -o "$TMP/p.cfg"
+
 # --- validate: profile, CSV columns, leave-one-out ------------------------------
 if "$TCPSIM" validate "$TMP/syn.csv" --profile "$TMP/fit.cfg" --format csv >"$TMP/v.csv" 2>"$TMP/err"; then
 	[ "$(head -1 "$TMP/v.csv")" = '"id","metric","measured","predicted","error_pct","held_out"' ] \

@@ -1127,8 +1127,8 @@ out:
  * none); recv_start is app.recv_start for the runs that set none (0: each
  * run as it is). */
 static int predict_each(const struct calib_setup *cs, const struct calib_runs *cr, const bool *mask,
-			const double *const *vals, sim_ns recv_start, struct metrics *out, char **why,
-			struct tcpsim_err *err)
+			const double *const *vals, sim_ns recv_start, uint64_t seed_add, struct metrics *out,
+			char **why, struct tcpsim_err *err)
 {
 	int n = cr->rs->n, k = 0, rc = TCPSIM_OK;
 	struct scenario *sc = xmalloc(sizeof(*sc) * (size_t)(n > 0 ? n : 1));
@@ -1143,6 +1143,7 @@ static int predict_each(const struct calib_setup *cs, const struct calib_runs *c
 		rc = scenario_with(cs, &cr->base[i], vals ? vals[i] : NULL, &sc[k], err);
 		if (recv_start > 0 && sc[k].recv_start_ns == 0)
 			sc[k].recv_start_ns = recv_start;
+		sc[k].seed += seed_add;
 		k++;
 	}
 	if (!rc && why)
@@ -1174,7 +1175,7 @@ int calib_predict(const struct calib_setup *cs, const struct calib_runs *cr, con
 	const double **vals = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*vals));
 	for (int i = 0; i < n; i++)
 		vals[i] = cs->n_par > 0 ? value : NULL;
-	rc = predict_each(cs, cr, mask, vals, 0, out, NULL, err);
+	rc = predict_each(cs, cr, mask, vals, 0, 0, out, NULL, err);
 	free(vals);
 	return rc;
 }
@@ -1287,7 +1288,7 @@ int calib_validate(const struct calib_setup *cs, const struct calib_runs *cr,
 	for (int i = 0; i < n; i++)
 		v->fold[i] = -1;
 	if (cs->n_par == 0)
-		return predict_each(cs, cr, NULL, NULL, 0, v->pred, v->no_pred_why, err);
+		return predict_each(cs, cr, NULL, NULL, 0, 0, v->pred, v->no_pred_why, err);
 
 	if (holdout == CALIB_HOLDOUT_LOO && n < 2)
 		return err_set(err, TCPSIM_EUSAGE, "validate: leave-one-out needs at least 2 runs (have %d)", n);
@@ -1323,7 +1324,7 @@ int calib_validate(const struct calib_setup *cs, const struct calib_runs *cr,
 		v->held_out[i] = !v->fold_train[f][i];
 		vals[i] = v->folds[f].value;
 	}
-	rc = predict_each(cs, cr, NULL, vals, 0, v->pred, v->no_pred_why, err);
+	rc = predict_each(cs, cr, NULL, vals, 0, 0, v->pred, v->no_pred_why, err);
 	free(vals);
 	return rc;
 }
@@ -1336,7 +1337,20 @@ int calib_predict_late(const struct calib_setup *cs, const struct calib_runs *cr
 
 	for (int i = 0; i < n; i++)
 		vals[i] = v->fold && v->fold[i] >= 0 ? v->folds[v->fold[i]].value : NULL;
-	rc = predict_each(cs, cr, NULL, vals, late_ns, out, why, err);
+	rc = predict_each(cs, cr, NULL, vals, late_ns, 0, out, why, err);
+	free(vals);
+	return rc;
+}
+
+int calib_predict_seed(const struct calib_setup *cs, const struct calib_runs *cr, const struct calib_validation *v,
+		       uint64_t seed_add, struct metrics *out, char **why, struct tcpsim_err *err)
+{
+	int n = cr->rs->n, rc;
+	const double **vals = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*vals));
+
+	for (int i = 0; i < n; i++)
+		vals[i] = v->fold && v->fold[i] >= 0 ? v->folds[v->fold[i]].value : NULL;
+	rc = predict_each(cs, cr, NULL, vals, 0, seed_add, out, why, err);
 	free(vals);
 	return rc;
 }

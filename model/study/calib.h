@@ -275,6 +275,18 @@ int calib_predict_late(const struct calib_setup *cs, const struct calib_runs *cr
 		       sim_ns late_ns, struct metrics *out, char **why, struct tcpsim_err *err);
 
 /*
+ * The same runs with other random inputs: predict every run again with the
+ * values calib_validate predicted it with and its run.seed plus seed_add
+ * (the residents' arrivals, the vCPUs' wander and, where kept, the cost
+ * jitter are drawn anew).  Where a configuration has two steady states and
+ * the model's random events move a run between them, the seeds give the
+ * distribution of the state it ends in, as the single runs give the
+ * machine's (tcpsim validate --seeds).  why as calib_predict_late's.
+ */
+int calib_predict_seed(const struct calib_setup *cs, const struct calib_runs *cr, const struct calib_validation *v,
+		       uint64_t seed_add, struct metrics *out, char **why, struct tcpsim_err *err);
+
+/*
  * "KEY=V1,V2,...": mark train[i] for the runs whose KEY (after scenario,
  * profile and overrides) has one of the values, compared as config_get
  * prints them (so 64K and 65536 match).
