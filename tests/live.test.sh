@@ -1353,6 +1353,37 @@ for f in validation/live/*.csv; do
 	done
 done
 
+# --- a host's own run settings (validation/live/MACHINE.validate-run.cfg,
+# which validate.sh reads instead of validate-run.cfg): each names a host
+# with a matrix, its -lo-fitted scenario includes it, and the scenario runs
+# for the duration the file (or the file it includes) sets --
+run_duration() ( # FILE: the [run] duration the file sets, else its include's
+	d=$(awk -F' *= *' '/^\[/ { run = ($0 == "[run]") } run && $1 == "duration" { v = $2 } END { print v }' "$1")
+	if [ -n "$d" ]; then echo "$d"; exit 0; fi
+	inc=$(sed -n 's/^include *= *//p' "$1" | tail -1)
+	[ -n "$inc" ] && run_duration "$(dirname "$1")/$inc"
+)
+for f in validation/live/*.validate-run.cfg; do
+	[ -f "$f" ] || continue
+	h=${f##*/}
+	h=${h%.validate-run.cfg}
+	[ -f "validation/live/$h.csv" ] || { bad "$f: no validation/live/$h.csv for its host"; continue; }
+	scen=scenarios/live/$h-lo-fitted.cfg
+	grep -q "^include = ../../validation/live/$h.validate-run.cfg" "$scen" 2>/dev/null ||
+		{ bad "$scen does not include $f (validate.sh's runs and the scenario's would differ)"; continue; }
+	want=$(run_duration "$f")
+	[ -n "$want" ] || { bad "$f: no [run] duration in it or the files it includes"; continue; }
+	if "$TCPSIM" "$scen" -s app.send_size=64K -s run.warmup=1ms --format json >"$T/sim" 2>"$T/err"; then
+		# the run ends 1 ms (the warm-up asked) plus the duration after
+		# its start, however far autotuning moved the warm-up's end
+		got=$(awk -F': *' '/"(warmup|measured)_s"/ { s += $2 } END { printf "%.6f", s - 0.001 }' "$T/sim")
+		expect_eq "$(awk -v g="$got" -v w="${want%s}" 'BEGIN { d = g - w; print (d < 1e-6 && d > -1e-6) ? "same" : g " against " w }')" same \
+			"$scen: the run's seconds against $f's duration"
+	else
+		bad "$scen: $(cat "$T/err")"
+	fi
+done
+
 # --- validate.sh's start at perf's prices: each profile's "; perf prices:"
 # line names [cost] keys with values tcpsim takes (validate.sh writes them
 # into a profile as they stand) --

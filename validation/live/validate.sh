@@ -18,6 +18,10 @@
 #      validate of the veth rows (-> MACHINE.validate-veth.txt), of the
 #      paced set (-> MACHINE.validate-paced.txt) and of the regime set
 #      (-> MACHINE.validate-regime.txt) with that profile, no fit.
+#   3. With SEEDS (default 5), every loopback row predicted again with other
+#      seeds of the model's random inputs (tcpsim validate --seeds) ->
+#      MACHINE.validate-seeds.txt (its checks are validate-lo's: not again);
+#      the regime sets' reports get the same section.
 #   Where measure-live recorded each run's socket (MACHINE.sockets.txt,
 #   MACHINE-paced.sockets.txt), the reports set its send buffer and cwnd at
 #   the run's end beside the model's (tcpsim validate --sockets).
@@ -34,10 +38,12 @@
 # work per call, per frame and per ACK on each path, GSO's per-segment cost,
 # the scheduler's wakeup and switch.
 #
-# Runs are simulated shorter than the scenarios' default (RUN below: 0.25 s
-# warm-up, at most 0.6 s measured, early stop at 2%) so that a fit of ~40
-# rows stays within minutes; the same settings are used for every
-# prediction.
+# Runs are simulated shorter than the scenarios' default (validate-run.cfg:
+# 0.25 s warm-up, at most 0.6 s measured, early stop at 2%) so that a fit of
+# ~40 rows stays within minutes; the same settings are used for every
+# prediction.  A host may lengthen its own (MACHINE.validate-run.cfg, read
+# instead: amd-epyc-2cpu-2596's runs are the machine's 3 s, for its
+# residents' stalls).
 #
 # Environment: FIT (the keys fitted), WARM, WEIGHT, STARTS, POLISH (simplex points
 # after the solver, tcpsim calibrate --polish; 0 none), FIT_TO=median|runs
@@ -147,10 +153,23 @@ POLISH=${POLISH:-0}
 # late (tcpsim validate --states, app.recv_start): where the model has two
 # steady states the files list both beside the measured window
 STATES=${STATES:-2ms}
+# SEEDS: the loopback rows predicted SEEDS times with the loopback fit as
+# written (MACHINE.fitted.cfg, no fit), with run.seed + 0 .. SEEDS - 1
+# (tcpsim validate --seeds): where the profile has random inputs (its
+# residents' arrivals, its vCPUs' wander), the steady state each seed ends
+# in beside the single runs' -> MACHINE.validate-seeds.txt.  SEEDS=1: not.
+SEEDS=${SEEDS:-5}
+case $SEEDS in '' | *[!0-9]*) echo "validate.sh: SEEDS=$SEEDS: a whole number (1: none)" >&2; exit 2 ;; esac
 
 # the run settings of every simulation here, as a profile read over each
-# run's scenario (calibrate/validate --profile)
-cp validation/live/validate-run.cfg "$T/run.cfg" || exit 2
+# run's scenario (calibrate/validate --profile): the host's own
+# (validation/live/MACHINE.validate-run.cfg, where its profile needs longer
+# runs: a machine whose residents stall a CPU a few times a second is
+# simulated for as long as measure-live ran it) or else validate-run.cfg,
+# each include read in
+RUNCFG=validation/live/validate-run.cfg
+[ -f "validation/live/$M.validate-run.cfg" ] && RUNCFG=validation/live/$M.validate-run.cfg
+profile_text "$RUNCFG" 0 >"$T/run.cfg" || exit 2
 
 F=tools/bin/runs-filter
 [ -x "$F" ] || { echo "validate.sh: build tools first (make)" >&2; exit 2; }
@@ -349,6 +368,13 @@ if [ -f "$PACED" ]; then
 		-o "validation/live/$M.validate-paced.txt"
 	out="$out, $M.validate-paced.txt"
 fi
+if [ "$SEEDS" -gt 1 ]; then
+	# shellcheck disable=SC2086
+	./tcpsim validate "$T/lo.csv" $REPS --profile "$T/pred.cfg" --seeds "$SEEDS" \
+		--title "$M loopback, $SEEDS seeds: predicted with the loopback fit as written ($M.fitted.cfg)" \
+		-o "validation/live/$M.validate-seeds.txt"
+	out="$out, $M.validate-seeds.txt"
+fi
 # the regime sets (MACHINE-regime*.csv, measured with each run's
 # snd_rwnd_limited_pct): the steady state of every run beside the model's
 for g in "validation/live/$M"-regime*.csv; do
@@ -359,15 +385,17 @@ for g in "validation/live/$M"-regime*.csv; do
 	case $gn in *.*) continue ;; esac # its .reps.csv, .primcost*.csv
 	GREPS=""
 	[ -f "${g%.csv}.reps.csv" ] && GREPS="--reps ${g%.csv}.reps.csv"
+	GSEEDS=""
+	[ "$SEEDS" -gt 1 ] && GSEEDS="--seeds $SEEDS"
 	# shellcheck disable=SC2086
-	./tcpsim validate "$g" $GREPS --profile "$T/pred.cfg" --states "$STATES" \
+	./tcpsim validate "$g" $GREPS --profile "$T/pred.cfg" --states "$STATES" $GSEEDS \
 		--title "$M $gn set (each run's window-limited share, tcp_info): predicted with the loopback fit" \
 		-o "validation/live/$M.validate-$gn.txt"
 	out="$out, $M.validate-$gn.txt"
 done
 # the temporary directory's name is no result: say what the files were
 for f in validation/live/$M.validate-lo.txt validation/live/$M.fitted.cfg validation/live/$M.validate-veth.txt \
-	validation/live/$M.validate-paced.txt "validation/live/$M".validate-regime*.txt; do
+	validation/live/$M.validate-paced.txt validation/live/$M.validate-seeds.txt "validation/live/$M".validate-regime*.txt; do
 	[ -f "$f" ] || continue
 	sed "s|$T/|validate.sh:|g" "$f" >"$T/clean" && cat "$T/clean" >"$f"
 done
