@@ -1329,30 +1329,32 @@ int calib_validate(const struct calib_setup *cs, const struct calib_runs *cr,
 	return rc;
 }
 
-int calib_predict_late(const struct calib_setup *cs, const struct calib_runs *cr, const struct calib_validation *v,
-		       sim_ns late_ns, struct metrics *out, char **why, struct tcpsim_err *err)
+/* Every run again with the values calib_validate predicted it with (its
+ * fold's, or the scenario's), its receivers late_ns late and its run.seed
+ * plus seed_add. */
+static int predict_again(const struct calib_setup *cs, const struct calib_runs *cr, const struct calib_validation *v,
+			 sim_ns late_ns, uint64_t seed_add, struct metrics *out, char **why, struct tcpsim_err *err)
 {
 	int n = cr->rs->n, rc;
 	const double **vals = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*vals));
 
 	for (int i = 0; i < n; i++)
 		vals[i] = v->fold && v->fold[i] >= 0 ? v->folds[v->fold[i]].value : NULL;
-	rc = predict_each(cs, cr, NULL, vals, late_ns, 0, out, why, err);
+	rc = predict_each(cs, cr, NULL, vals, late_ns, seed_add, out, why, err);
 	free(vals);
 	return rc;
+}
+
+int calib_predict_late(const struct calib_setup *cs, const struct calib_runs *cr, const struct calib_validation *v,
+		       sim_ns late_ns, struct metrics *out, char **why, struct tcpsim_err *err)
+{
+	return predict_again(cs, cr, v, late_ns, 0, out, why, err);
 }
 
 int calib_predict_seed(const struct calib_setup *cs, const struct calib_runs *cr, const struct calib_validation *v,
 		       uint64_t seed_add, struct metrics *out, char **why, struct tcpsim_err *err)
 {
-	int n = cr->rs->n, rc;
-	const double **vals = xcalloc((size_t)(n > 0 ? n : 1), sizeof(*vals));
-
-	for (int i = 0; i < n; i++)
-		vals[i] = v->fold && v->fold[i] >= 0 ? v->folds[v->fold[i]].value : NULL;
-	rc = predict_each(cs, cr, NULL, vals, 0, seed_add, out, why, err);
-	free(vals);
-	return rc;
+	return predict_again(cs, cr, v, 0, seed_add, out, why, err);
 }
 
 int calib_parse_train_where(const struct calib_runs *cr, const char *arg, bool *train,
