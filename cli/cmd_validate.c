@@ -429,6 +429,15 @@ static void print_sockets(FILE *f, const struct calib_cli *o, const struct run_s
 	fputs(".\n", f);
 }
 
+/* How many of a point's single runs were window-limited (0 without runs). */
+static int runs_window_limited(const struct rep_values *rv)
+{
+	int lim = 0;
+	for (int k = 0; rv && k < rv->n; k++)
+		lim += window_limited(rv->v[k]);
+	return lim;
+}
+
 /* --states: the runs whose late start settles in another steady state. */
 static void print_states(FILE *f, const struct calib_cli *o, const struct run_set *rs, const struct calib_validation *v,
 			 const struct metrics *late, char *const *late_why, const struct rep_set *reps, int idw)
@@ -446,7 +455,7 @@ static void print_states(FILE *f, const struct calib_cli *o, const struct run_se
 		const double *mv = rs->runs[i].v, *pv = v->pred[i].v, *lv = late[i].v;
 		double mt = mv[T], pt = pv[T], lt = lv[T], mw = mv[W], pw = pv[W], lw = lv[W];
 		const struct rep_values *rv = reps_of(reps, i, W);
-		int lim = 0; /* of the point's single runs, the window-limited */
+		int lim; /* of the point's single runs, the window-limited */
 		bool apart, near_late = false, told = false;
 
 		if ((v->no_pred_why && v->no_pred_why[i]) || late_why[i]) {
@@ -457,8 +466,7 @@ static void print_states(FILE *f, const struct calib_cli *o, const struct run_se
 		if (!isfinite(mt) || !isfinite(pt) || !isfinite(lt) || pt <= 0 || mt <= 0)
 			continue;
 		apart = steady_states_apart(pv, lv);
-		for (int k = 0; rv && k < rv->n; k++)
-			lim += window_limited(rv->v[k]);
+		lim = runs_window_limited(rv);
 		/* the measured window tells the two apart when one of them is
 		 * window-limited and the other not */
 		told = isfinite(mw) && isfinite(pw) && isfinite(lw) && window_limited(pw) != window_limited(lw);
@@ -530,12 +538,18 @@ static int sender_busier(const double *v)
 	return metrics_sender_busier(v[METRIC_SND_CPU_BUSY_PCT], v[METRIC_RCV_CPU_BUSY_PCT]);
 }
 
+/* Run i's prediction with run.seed + k: as given (k 0) or --seeds' seed[(k - 1) * n + i]. */
+static const double *seed_pred(const struct calib_validation *v, const struct metrics *seed, int n, int i, int k)
+{
+	return k == 0 ? v->pred[i].v : seed[(size_t)(k - 1) * n + i].v;
+}
+
 /* --seeds: the model's runs with other random inputs (seed[k * n + i]: run
  * i with run.seed + k + 1), beside the single runs: which steady state
  * each ends in (the window, metrics.h's window_limited) and which CPU is
  * the busier.  A run is listed where its seeds differ in either. */
 static void print_seeds(FILE *f, const struct calib_cli *o, const struct run_set *rs, const struct calib_validation *v,
-			const struct metrics *seed, char *const *seed_why, const struct rep_set *reps, int idw)
+			const struct metrics *seed, char *const *seed_why, const struct rep_set *reps)
 {
 	const int T = METRIC_THROUGHPUT_MBPS, W = METRIC_SND_RWND_LIMITED_PCT;
 	int n = rs->n, ns = o->seeds, nall = 0, split = 0, mixed = 0, mixed_split = 0;
@@ -559,7 +573,7 @@ static void print_seeds(FILE *f, const struct calib_cli *o, const struct run_set
 		if (!ok)
 			continue;
 		for (int k = 0; k < ns; k++) {
-			const double *pv = k == 0 ? v->pred[i].v : seed[(size_t)(k - 1) * n + i].v;
+			const double *pv = seed_pred(v, seed, n, i, k);
 			int sb = sender_busier(pv);
 			tv[k] = pv[T];
 			slim += isfinite(pv[W]) && window_limited(pv[W]);
@@ -571,8 +585,8 @@ static void print_seeds(FILE *f, const struct calib_cli *o, const struct run_set
 		nall++;
 		eg[nall - 1] = fabs(calib_error_pct(mv[T], v->pred[i].v[T]));
 		em[nall - 1] = fabs(calib_error_pct(mv[T], median_of(tv, ns)));
-		for (int k = 0; rv && k < rv->n; k++)
-			lim += window_limited(rv->v[k]);
+		lim = runs_window_limited(rv);
+		reps_busier(reps, i, &rsnd, &rrcv);
 		if (rv && lim > 0 && lim < rv->n) {
 			mixed++;
 			mixed_split += slim > 0 && slim < ns;
@@ -583,7 +597,6 @@ static void print_seeds(FILE *f, const struct calib_cli *o, const struct run_set
 			bknown++;
 			bright_given += snd_given == m_snd;
 			bright_most += 2 * ssnd != ns && snd_most == m_snd;
-			reps_busier(reps, i, &rsnd, &rrcv);
 			if (rsnd + rrcv > 0) {
 				/* every CPU a single run had the busier is some seed's */
 				bknown_runs++;
@@ -602,19 +615,15 @@ static void print_seeds(FILE *f, const struct calib_cli *o, const struct run_set
 		}
 		if (mb)
 			fprintf(f, ", busier: the %s", mb);
-		reps_busier(reps, i, &rsnd, &rrcv);
 		if (rsnd + rrcv > 0)
 			fprintf(f, " (single runs: the sender's in %d of %d)", rsnd, rsnd + rrcv);
 		fputc('\n', f);
 		fprintf(f, "      seeds     ");
-		for (int k = 0; k < ns; k++) {
-			const double *pv = k == 0 ? v->pred[i].v : seed[(size_t)(k - 1) * n + i].v;
-			fprintf(f, "%s%.6g", k ? " " : "", pv[T]);
-		}
+		for (int k = 0; k < ns; k++)
+			fprintf(f, "%s%.6g", k ? " " : "", seed_pred(v, seed, n, i, k)[T]);
 		fprintf(f, " Mbit/s; window-limited in %d of %d; the sender's CPU the busier in %d of %d\n", slim, ns, ssnd,
 			sknown);
 	}
-	(void)idw;
 	fprintf(f, "%d of %d runs end in both steady states over their %d seeds.\n", split, nall, ns);
 	if (mixed)
 		fprintf(f, "The single runs settle in both states at %d points; the seeds do at %d of them.\n", mixed,
@@ -805,7 +814,7 @@ static void render_table(FILE *f, const struct calib_cli *o, const struct run_se
 	if (late)
 		print_states(f, o, rs, v, late, late_why, reps, idw);
 	if (seed)
-		print_seeds(f, o, rs, v, seed, seed_why, reps, idw);
+		print_seeds(f, o, rs, v, seed, seed_why, reps);
 	if (socks->run)
 		print_sockets(f, o, rs, v, late, late_why, socks, idw);
 
