@@ -493,6 +493,9 @@ expect_fail "measure-live bad --slow-max" 2 "--slow-max: 'much' is not a percent
 $ML --write-scenarios --machine "$WM" >"$T/out" 2>&1
 expect_eq "$?" 0 "measure-live --write-scenarios"
 grep -qx "include = $WM.primcost.cfg" "scenarios/live/$WM.cfg" && ok || bad "the profile does not include $WM.primcost.cfg"
+# the hardware behind the model name: family, model, stepping and the copies' flags
+grep -Eq '^; family [0-9?]+ model [0-9?]+ stepping [0-9?]+; (no )?avx2 (no )?avx512f (no )?erms (no )?fsrm,$' "scenarios/live/$WM.cfg" &&
+	ok || bad "the profile does not name the CPU's family, model, stepping and flags: $(grep -m1 '^; family' "scenarios/live/$WM.cfg")"
 expect_eq "$(head -1 "scenarios/live/$WM.primcost.cfg")" "; $WM: primitive costs not measured yet" "the placeholder"
 if "$TCPSIM" "scenarios/live/$WM-lo.cfg" -s run.duration=0.1s -s run.warmup=0 --format csv >"$T/sim" 2>"$T/err"; then ok
 else bad "tcpsim on the new machine's loopback scenario: $(cat "$T/err")"; fi

@@ -300,8 +300,10 @@ fi
 # per event): the start kept so far with those keys at perf's prices.  The
 # fit's own measure over the training rows can be lower there than at the
 # minimum the other starts reach (the response is rugged: rows change
-# steady state with the prices), and the lowest chisq is kept.
-PERF=$(sed -n 's/^; perf prices: *//p' "$PROFILE")
+# steady state with the prices), and the lowest chisq is kept.  Where the
+# profile reads another's (a session of a kind whose prices were made again
+# on its own hardware), its own line, the last read, is the one taken.
+PERF=$(sed -n 's/^; perf prices: *//p' "$PROFILE" | tail -n 1)
 if [ -n "$PERF" ] && [ -z "${FIT_SET:-}" ] && [ "$PERCALL" = fit ]; then
 	{
 		cat "$BEST"
