@@ -1323,6 +1323,20 @@ expect_fail "key-prices.sh: a missing profile" 2 "key-prices.sh: no such profile
 expect_fail "key-prices.sh: a clock that is no number" 2 "key-prices.sh: GHZ must be a clock in GHz, not 'fast'" sh $KP call user $L.profile-send.txt fast
 expect_fail "key-prices.sh: sendfile profiles" 2 "profiles sendfile()" sh $KP frame rx_frame $L.profile-send-sendfile.txt $L.csv 2.6
 expect_fail "key-prices.sh: a key the profile lacks" 2 "key-prices.sh: no no_such_key line in the profiles" sh $KP call no_such_key $L.profile-send.txt 2.6
+# keys-side-by-side.sh: a committed profile's run (fixed data) beside a
+# short model run: the machine's column (its writer's syscall key, 2,648
+# cycles a write at MTU 1500, 4 KB, rep 1) and a TOTAL line with numbers in
+# all four columns; its refusals
+KS=validation/live/keys-side-by-side.sh
+LB=validation/live/amd-epyc-2cpu-2596-1207b
+sh $KS $LB.profile-lock.txt 1500 4K 1 scenarios/live/amd-epyc-2cpu-2596-1207b-lo-fitted.cfg -s run.duration=50ms -s run.warmup=20ms >"$T/ks.out" 2>"$T/err"
+expect_eq "$?:$(awk '$1 == "syscall" { print $2 }' "$T/ks.out"):$(awk '$1 == "TOTAL" && NF == 5 && $3 > 0 && $5 > 0 { print "total" }' "$T/ks.out")" \
+	"0:2648:total" "keys-side-by-side.sh: the machine's syscall key and the totals"
+expect_fail "keys-side-by-side.sh: its arguments" 2 "keys-side-by-side.sh: want PROFILE_OUTPUT MTU SIZE REP SCENARIO, got 2 arguments" sh $KS $LB.profile-lock.txt 1500
+expect_fail "keys-side-by-side.sh: a run the profile lacks" 2 "has no run MTU 9000, 4K, rep 1" \
+	sh $KS $LB.profile-lock.txt 9000 4K 1 scenarios/live/amd-epyc-2cpu-2596-1207b-lo-fitted.cfg
+expect_fail "keys-side-by-side.sh: a missing profile" 2 "keys-side-by-side.sh: no profile output $T/none.txt" \
+	sh $KS "$T/none.txt" 1500 4K 1 scenarios/live/amd-epyc-2cpu-2596-1207b-lo-fitted.cfg
 # the canary study's table (kept runs and marks, fixed data): a slow run's
 # cycles a read and slow%, and the best canary's rank correlation
 C=validation/live/amd-epyc-2cpu-2096-1204-canary

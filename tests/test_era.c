@@ -956,6 +956,58 @@ static void test_sock_lines_move_between_cpus(void **state)
 			 m_of(&apart, "throughput_mbps"), m_of(&off, "throughput_mbps"));
 }
 
+/* cost.skb_xcpu: an skb whose lines another CPU of its host touched last
+ * pays for them where it is taken in, read or cloned.  Pinned apart the
+ * reader reads what the writer's CPU built and the writer takes in the
+ * ACKs the reader's CPU built: each skb moves at most twice (a clone once,
+ * its original once), so the moves are at most twice the frames and
+ * ACKs; pinned together none moves, and 0 charges nothing. */
+static void test_skb_lines_move_between_cpus(void **state)
+{
+	struct scenario sc;
+	struct metrics apart, together, off;
+	double moves;
+	(void)state;
+	base(&sc, "6.18");
+	set(&sc, "cost.skb_xcpu", "2000");
+	run(&sc, &apart);
+	set(&sc, "app.recv_cpu", "0");
+	run(&sc, &together);
+	base(&sc, "6.18");
+	run(&sc, &off);
+	moves = key_cycles_per_s(&sc, &apart, COST_SKB_XCPU) / 2000;
+	if (!(moves > 0.5 * m_of(&apart, "frames_per_s") &&
+	      moves <= 2 * (m_of(&apart, "frames_per_s") + m_of(&apart, "acks_per_s"))))
+		fail_msg("pinned apart: %.0f skb moves a second for %.0f frames and %.0f ACKs", moves,
+			 m_of(&apart, "frames_per_s"), m_of(&apart, "acks_per_s"));
+	expect_range(together.host_cat_pct[0][COST_SKB_XCPU], 0, 0, "pinned together: no skb moves");
+	expect_range(off.host_cat_pct[0][COST_SKB_XCPU], 0, 0, "cost.skb_xcpu = 0: nothing charged");
+	if (!(m_of(&apart, "rcv_cpu_busy_pct") > m_of(&off, "rcv_cpu_busy_pct") + 1))
+		fail_msg("the reader's skbs moved: its CPU %.1f%% against %.1f%% without",
+			 m_of(&apart, "rcv_cpu_busy_pct"), m_of(&off, "rcv_cpu_busy_pct"));
+}
+
+/* cost.recv_syscall prices the reader's read() apart from the writer's
+ * call (cost.syscall); 0 prices both at syscall, as before. */
+static void test_recv_syscall_is_the_readers(void **state)
+{
+	struct scenario sc;
+	struct metrics one, two;
+	(void)state;
+	base(&sc, "6.18");
+	set(&sc, "cost.syscall", "3000");
+	run(&sc, &one);
+	set(&sc, "cost.recv_syscall", "1000");
+	run(&sc, &two);
+	expect_range(one.host_cat_pct[0][COST_RECV_SYSCALL], 0, 0, "recv_syscall 0: syscall prices both calls");
+	expect_within(key_cycles_per_s(&sc, &one, COST_SYSCALL),
+		      3000 * (m_of(&one, "writes_per_s") + m_of(&one, "reads_per_s")), 0.02, "both calls at syscall");
+	expect_within(key_cycles_per_s(&sc, &two, COST_SYSCALL), 3000 * m_of(&two, "writes_per_s"), 0.02,
+		      "recv_syscall set: syscall the writer's");
+	expect_within(key_cycles_per_s(&sc, &two, COST_RECV_SYSCALL), 1000 * m_of(&two, "reads_per_s"), 0.02,
+		      "recv_syscall set: the reader's reads");
+}
+
 /* cost.recv_copy_byte: the reader's copy to user of what a writer's copy
  * wrote, priced on its own (perf has _copy_to_iter at about twice
  * _copy_from_iter's cycles a byte with the lines hot); 0 prices it at
@@ -1766,6 +1818,8 @@ int main(void)
 		cmocka_unit_test(test_backlog_coalesces_acks_since_5_0),
 		cmocka_unit_test(test_reader_ack_frames_wait_in_its_backlog),
 		cmocka_unit_test(test_sock_lines_move_between_cpus),
+		cmocka_unit_test(test_skb_lines_move_between_cpus),
+		cmocka_unit_test(test_recv_syscall_is_the_readers),
 		cmocka_unit_test(test_copy_of_the_other_cpus_lines),
 		cmocka_unit_test(test_recv_copy_priced_on_its_own),
 		cmocka_unit_test(test_send_bytes_are_the_writers),

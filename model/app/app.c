@@ -82,7 +82,7 @@ static bool select_due(const struct task *t)
 	return since == 0 || since >= IPERF3_MULTISEND;
 }
 
-/* A read()'s cost.syscall: its entry (syscall entry, fdget, vfs_read,
+/* A read()'s cost.syscall (cost.recv_syscall where set): its entry (syscall entry, fdget, vfs_read,
  * sock_recvmsg) before tcp_recvmsg takes the socket, and its own code
  * under lock_sock (tcp_recvmsg_locked's walk of the queue,
  * tcp_rcv_space_adjust, __tcp_cleanup_rbuf, release_sock), host
@@ -98,24 +98,28 @@ static double read_locked_share(const struct cpu *c)
 
 /* A call's entry: the application's own code before it (cost.user; a
  * reader's cost.recv_user where set), then a write's whole cost.syscall, a
- * read's less the part read_locked_part charges once it holds its socket */
+ * read's cost.recv_syscall (cost.syscall when 0) less the part
+ * read_locked_part charges once it holds its socket */
 static void call_entry(struct sim *sim, struct cpu *c, bool sender)
 {
 	const double *cost = c->host->cfg->cost_cycles;
 	double part = sender ? 1 : 1 - read_locked_share(c);
 	enum cost_id user = !sender && cost[COST_RECV_USER] > 0 ? COST_RECV_USER : COST_USER;
+	enum cost_id k = !sender && cost[COST_RECV_SYSCALL] > 0 ? COST_RECV_SYSCALL : COST_SYSCALL;
 
 	if (cost[user] > 0) /* the application's own code before the call */
 		cpu_charge(sim, c, user, cost[user]);
-	cpu_charge(sim, c, COST_SYSCALL, part * cost[COST_SYSCALL]);
+	cpu_charge(sim, c, k, part * cost[k]);
 }
 
 static void read_locked_part(struct sim *sim, struct cpu *c)
 {
+	const double *cost = c->host->cfg->cost_cycles;
+	enum cost_id k = cost[COST_RECV_SYSCALL] > 0 ? COST_RECV_SYSCALL : COST_SYSCALL;
 	double share = read_locked_share(c);
 
 	if (share > 0)
-		cpu_charge(sim, c, COST_SYSCALL, share * c->host->cfg->cost_cycles[COST_SYSCALL]);
+		cpu_charge(sim, c, k, share * cost[k]);
 }
 
 static void call_begin(struct sim *sim, struct cpu *c, struct task *t, bool sender)

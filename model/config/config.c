@@ -427,6 +427,7 @@ static const char *const cost_names[COST_N][2] = {
 	CN(COST_POLL, "poll"),             CN(COST_IPI_SEND_POLLED, "ipi_send_polled"),
 	CN(COST_NOHZ_EXIT, "nohz_exit"),   CN(COST_RX_GSO_SEG, "rx_gso_seg"),
 	CN(COST_SOCK_XCPU, "sock_xcpu"), CN(COST_COPY_XCPU, "copy_xcpu"),
+	CN(COST_SKB_XCPU, "skb_xcpu"),     CN(COST_RECV_SYSCALL, "recv_syscall"),
 	CN(COST_RECV_COPY_BYTE, "recv_copy_byte"),
 	CN(COST_RECV_COPY_COLD, "recv_copy_cold_byte"),
 	CN(COST_RECV_COPY_PIECE, "recv_copy_piece"),

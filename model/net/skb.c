@@ -165,6 +165,19 @@ struct skb *skb_alloc(struct sim *sim, struct cpu *c, enum skb_kind kind)
 	return s;
 }
 
+void skb_touch(struct sim *sim, struct cpu *c, struct skb *s)
+{
+	double cy = c->host->cfg->cost_cycles[COST_SKB_XCPU];
+	int last;
+
+	if (cy <= 0 || s->alloc_host != c->host->id)
+		return;
+	last = s->line_cpu ? s->line_cpu - 1 : s->alloc_cpu;
+	if (last != c->id)
+		cpu_charge(sim, c, COST_SKB_XCPU, cy);
+	s->line_cpu = c->id + 1;
+}
+
 struct skb *skb_clone(struct sim *sim, struct skb *orig)
 {
 	struct skb *s = skb_take(sim); /* every field is orig's or set here */

@@ -99,6 +99,8 @@ struct skb {
 	uint64_t sack_lo;        /* ACK: first byte SACKed beyond ack_seq (the hole's end) */
 	uint64_t sack_hi;        /* ACK: highest byte SACKed beyond ack_seq (0: no SACK block) */
 	uint32_t ece_bytes;      /* ACK: CE-marked bytes it reports (ECE; DCTCP's accurate echo) */
+	int line_cpu;            /* the CPU of alloc_host whose caches hold its lines, + 1 (0: alloc_cpu's;
+	                          * kept only where cost.skb_xcpu is set: skb_touch) */
 	sim_ns tsecr_at;         /* ACK: its TSecr, the newest data TSval its sender took (ts_recent) */
 };
 
@@ -160,6 +162,12 @@ bool rx_gso_seg(const struct cpu *c, const struct skb *s);
  * slab traffic land on the sender's CPU; earlier kernels free it here and
  * the model folds that work into rx_tcp and the copy. */
 void skb_free_received(struct sim *sim, struct cpu *c, struct skb *s);
+/* CPU c takes in, reads or clones s (tcp_v4_rcv and the backlog, tcp_ack,
+ * the reader's copy, the transmit's clone): where another CPU of s's host
+ * touched its lines last, cost.skb_xcpu; s's lines are c's after it.  An
+ * skb of another host (a NIC's frame) moves nothing.  Nothing at 0. */
+void skb_touch(struct sim *sim, struct cpu *c, struct skb *s);
+
 /* skb_defer_free_flush: release what other CPUs deferred to c. */
 void skb_defer_flush(struct sim *sim, struct cpu *c);
 

@@ -603,6 +603,7 @@ uint32_t tcp_recv_copy(struct sim *sim, struct cpu *c, struct tcp_conn *tc, uint
 	 * and cold.  Its line comes in while this copy is accounted. */
 	__builtin_prefetch(skb->orig);
 	tcp_sock_touch(sim, c, tc, 1);
+	skb_touch(sim, c, skb);
 	n = skb->len - skb->consumed;
 	if (n > max)
 		n = max;

@@ -236,6 +236,7 @@ void tcp_rcv_data(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct sk
 	struct timeline_step *ts;
 
 	tcp_sock_touch(sim, c, tc, 1);
+	skb_touch(sim, c, skb);
 	if ((ts = tcp_timeline_step(sim, tc, true)) != NULL) {
 		ts->segs++; /* tcp_probe: the socket's state as the skb reaches it */
 		ts->bytes += skb->len;
@@ -383,6 +384,7 @@ void tcp_rcv_ack(struct sim *sim, struct cpu *c, struct tcp_conn *tc, struct skb
 	struct timeline_step *ts;
 
 	tcp_sock_touch(sim, c, tc, 0);
+	skb_touch(sim, c, ack);
 	if ((ts = tcp_timeline_step(sim, tc, false)) != NULL) {
 		ts->acks++; /* tcp_probe: before the ACK is processed */
 		ts->snd = true;

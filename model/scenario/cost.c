@@ -68,6 +68,31 @@ const struct cost_desc cost_table[COST_N] = {
 				"the receive of one segment software GSO cut (skb_segment on lo, or veth without the peer's GRO): ip_rcv to tcp_queue_rcv, in place of rx_frame and rx_tcp (0: it pays those, as a frame)"},
 	[COST_COPY_XCPU] = {"copy_xcpu", 0, 1e3, "per byte copied, on top of copy_byte (recv_copy_byte), whose lines the other task's CPU wrote or read last"},
 	[COST_SOCK_XCPU] = {"sock_xcpu", 0, 1e7, "a socket touched by a CPU other than the one that touched it last: its hot cache lines move"},
+	/* 0 by default: syscall prices the writer's and the reader's calls
+	 * alike, as every profile before it did.  They differ: regressed on
+	 * the counters alone (tools/bin/costfit), the reader's CPU pays
+	 * 2.2-4.0 times the writer's per call on every live host (iperf3's
+	 * server selects before each read, tcp_recvmsg walks the queue, sets
+	 * the window, adjusts rcvbuf); perf on amd-epyc-2cpu-2695 puts a
+	 * read() with iperf3's code around it at 8,300-9,600 cycles and a
+	 * write() with its code at 5,700-6,300 (validation/live/README.md,
+	 * "MTU 4096 with 4 KB writes, by cost key") */
+	[COST_RECV_SYSCALL] = {"recv_syscall", 0, 1e7,
+			       "one read()/recv() call of the reader on a TCP socket, entry to exit, in place of syscall (0: syscall)"},
+	/* 0 by default (every profile before it: an skb costs the same on
+	 * whichever CPU).  An sk_buff and its skb_shared_info are written
+	 * where they are built and where TCP last took them in; the next CPU
+	 * to read them misses on those lines.  On lo the reader that keeps up
+	 * reads what the writer's CPU built and received, and the writer
+	 * takes in the ACKs the reader's CPU built (through its backlog);
+	 * a reader behind its data transmits and receives on its own CPU.
+	 * perf on amd-epyc-2cpu-2596-1207b puts the reader's syscall, ACK and
+	 * receive keys at 15,967 cycles a write where it keeps up (MTU 1500,
+	 * 4 KB) and its calls at 3,877 a read behind (MTU 65536), where the
+	 * model with one price per key has 8,917 and 5,096
+	 * (validation/live/README.md, "An skb's lines on the other CPU") */
+	[COST_SKB_XCPU] = {"skb_xcpu", 0, 1e7,
+			   "an skb (sk_buff and shared info) taken in, read or cloned by a CPU of its host other than the one that touched it last: its lines move (0: not tracked)"},
 	/* 0 by default: copy_byte prices both copies, as every profile before
 	 * it did.  They differ: on intel-xeon-2cpu-2600, pinned together, perf
 	 * puts the writer's _copy_from_iter at ~0.05 cycles a byte and the

@@ -51,6 +51,8 @@ enum cost_id {
 	COST_RX_GSO_SEG,   /* the receive of one segment software GSO cut (skb_segment), ip_rcv to tcp_queue_rcv */
 	COST_SOCK_XCPU,    /* a socket's hot lines fetched from the other CPU that last touched it */
 	COST_COPY_XCPU,    /* per byte copied whose lines the peer task's CPU touched last */
+	COST_SKB_XCPU,     /* an skb's own lines fetched from the other CPU of its host that last touched it */
+	COST_RECV_SYSCALL, /* one read()/recv() of a TCP socket, entry to exit (0: syscall) */
 	COST_RECV_COPY_BYTE, /* per byte of the reader's copy of what a writer's copy wrote (0: copy_byte) */
 	COST_RECV_COPY_COLD, /* per byte of that copy more than host.cache_bytes of later data left behind */
 	COST_RECV_COPY_PIECE, /* per page fragment the reader's copy walks (__skb_datagram_iter) */

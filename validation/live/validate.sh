@@ -118,7 +118,7 @@ FIT=${FIT:-cost.copy_byte,cost.syscall,cost.poll,cost.tx_frame,cost.rx_frame,cos
 # from the writer's copy_byte) and cost.copy_xcpu (a copy of the other
 # CPU's lines, against the pinned-together training rows)
 if [ -z "${FIT_SET:-}" ]; then
-	for k in rx_gso_seg recv_copy_byte copy_xcpu; do
+	for k in rx_gso_seg recv_copy_byte copy_xcpu recv_syscall skb_xcpu; do
 		if grep -Eq "^$k *= *0*[.]?[0-9]*[1-9]" "$PROFILE"; then
 			FIT="$FIT,cost.$k"
 		fi
