@@ -96,6 +96,13 @@ static double read_locked_share(const struct cpu *c)
 	return host_kernel_at_least(c->host, 4, 14) ? c->host->cfg->recv_locked_share : 0;
 }
 
+/* The key a call is priced by: a reader's own (recv_key) where its host
+ * sets it, else the one both calls share (key) */
+static enum cost_id call_key(const double *cost, bool sender, enum cost_id key, enum cost_id recv_key)
+{
+	return !sender && cost[recv_key] > 0 ? recv_key : key;
+}
+
 /* A call's entry: the application's own code before it (cost.user; a
  * reader's cost.recv_user where set), then a write's whole cost.syscall, a
  * read's cost.recv_syscall (cost.syscall when 0) less the part
@@ -104,8 +111,8 @@ static void call_entry(struct sim *sim, struct cpu *c, bool sender)
 {
 	const double *cost = c->host->cfg->cost_cycles;
 	double part = sender ? 1 : 1 - read_locked_share(c);
-	enum cost_id user = !sender && cost[COST_RECV_USER] > 0 ? COST_RECV_USER : COST_USER;
-	enum cost_id k = !sender && cost[COST_RECV_SYSCALL] > 0 ? COST_RECV_SYSCALL : COST_SYSCALL;
+	enum cost_id user = call_key(cost, sender, COST_USER, COST_RECV_USER);
+	enum cost_id k = call_key(cost, sender, COST_SYSCALL, COST_RECV_SYSCALL);
 
 	if (cost[user] > 0) /* the application's own code before the call */
 		cpu_charge(sim, c, user, cost[user]);
@@ -115,7 +122,7 @@ static void call_entry(struct sim *sim, struct cpu *c, bool sender)
 static void read_locked_part(struct sim *sim, struct cpu *c)
 {
 	const double *cost = c->host->cfg->cost_cycles;
-	enum cost_id k = cost[COST_RECV_SYSCALL] > 0 ? COST_RECV_SYSCALL : COST_SYSCALL;
+	enum cost_id k = call_key(cost, false, COST_SYSCALL, COST_RECV_SYSCALL);
 	double share = read_locked_share(c);
 
 	if (share > 0)

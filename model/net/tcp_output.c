@@ -611,9 +611,10 @@ void tcp_push(struct sim *sim, struct cpu *c, struct tcp_conn *tc, bool push_tai
 		tc->send_head = skb->next;
 		tc->send_head_len = 0;
 		skb_prefetch(tc->send_head); /* the next ACK's push sends it */
-		skb_touch(sim, c, skb); /* __skb_clone: the original's header and dataref */
+		/* __skb_clone reads the original's header and takes its dataref;
+		 * the clone, a copy made here, is this CPU's too (its line_cpu) */
+		skb_touch(sim, c, skb);
 		clone = skb_clone(sim, skb);
-		clone->line_cpu = c->id + 1; /* the clone's sk_buff is written here */
 		clone->ts_at = tc->ts_recent_at; /* TSecr: the receiver's newest TSval */
 		clone->segs = (uint16_t)tcp_segs_of(tc, skb->len);
 		clone->gso_size = clone->segs > 1 ? (uint32_t)tc->mss_bytes : 0; /* skb_shinfo()->gso_size */

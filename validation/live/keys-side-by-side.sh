@@ -53,7 +53,8 @@ MSIZE=$1 MSEC=$2 MMBPS=$3
 echo "# $P, $HDR: the machine's writer $SB% busy, reader $RB%, $W writes a second"
 echo "# $SC at MTU $MTU, $SIZE: $MMBPS Mbit/s over $MSEC s; cycles a write, cpu0 the writer's and cpu1 the reader's"
 awk -v hdr="$HDR" -v sb="$SB" -v rb="$RB" -v w="$W" -v ghz="$GHZ" -v msec="$MSEC" \
-	-v mw="$(awk -v t="$MMBPS" -v s="$MSIZE" 'BEGIN { printf "%.6f", t * 1e6 / 8 / s }')" '
+	-v mmbps="$MMBPS" -v msize="$MSIZE" '
+BEGIN { mw = mmbps * 1e6 / 8 / msize } # writes a second in the model run
 FNR == NR { n = split($1, a, ";"); m[a[2], a[n]] += $2; keys[a[n]] = 1; next }
 index($0, "# by tcpsim cost key, " hdr " (") == 1 { on = 1; next }
 on && /^#   cost key/ { next }
