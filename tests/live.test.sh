@@ -1314,6 +1314,14 @@ expect_eq "$(sh $KP call user $L.profile-send.txt,$L.profile-recv.txt 2.59614 | 
 	"user: median 405 cycles a write, 627 a read, over 16 runs" "key-prices.sh call: user over two profiles"
 expect_eq "$(sh $KP call user $L.profile-send.txt 2.59614 | sed -n 1p | tr -s ' ')" \
 	"$L.profile-send.txt MTU 1500 4K rep 1 writer 394 cycles a write reader 622 a read" "key-prices.sh call: a run's line"
+# an ACK's keys over the ACKs alone and tx_frame over the data frames alone
+# (netdev.c charges tx_frame for data, tcp_send_ack ack_tx for each ACK):
+# amd-epyc-2cpu-2596-1207b's eight runs
+L7=validation/live/amd-epyc-2cpu-2596-1207b
+expect_eq "$(sh $KP frame ack_tx $L7.profile-send.txt $L7.csv 2.596 | tail -1)" \
+	"ack_tx: median 2106 cycles an ACK over 8 runs (1195-2677)" "key-prices.sh frame: ack_tx over the ACKs"
+expect_eq "$(sh $KP frame tx_frame $L7.profile-send.txt $L7.csv 2.596 | tail -1)" \
+	"tx_frame: median 3021 cycles a frame over 8 runs (1310-6841)" "key-prices.sh frame: tx_frame over the frames"
 expect_fail "key-prices.sh: no mode" 2 "key-prices.sh: want frame or call, and its arguments" sh $KP
 expect_fail "key-prices.sh: a mode it lacks" 2 "key-prices.sh: want frame or call, not 'page'" sh $KP page user
 expect_fail "key-prices.sh frame: its arguments" 2 "key-prices.sh: frame wants 4 arguments, got 1" sh $KP frame rx_frame
@@ -1323,6 +1331,19 @@ expect_fail "key-prices.sh: a missing profile" 2 "key-prices.sh: no such profile
 expect_fail "key-prices.sh: a clock that is no number" 2 "key-prices.sh: GHZ must be a clock in GHz, not 'fast'" sh $KP call user $L.profile-send.txt fast
 expect_fail "key-prices.sh: sendfile profiles" 2 "profiles sendfile()" sh $KP frame rx_frame $L.profile-send-sendfile.txt $L.csv 2.6
 expect_fail "key-prices.sh: a key the profile lacks" 2 "key-prices.sh: no no_such_key line in the profiles" sh $KP call no_such_key $L.profile-send.txt 2.6
+# transmit.sh: a committed perf script (fixed data): the reader's ACK
+# transmit and the writer's data transmit at MTU 1500 with 4 KB writes,
+# the softirq they run apart; its refusals
+TX=validation/live/amd-epyc-2cpu-2596-1207b-ack
+expect_eq "$(sh $TX/transmit.sh $TX/perf-1500-4K-1.txt.xz 1 ack | sed -n 1p)" \
+	"CPU 1: 1967 busy samples (22 idle); under an ACK transmit 603 (30.7%): in the softirq it runs 321 (16.3%), the transmit itself 282 (14.3%)" \
+	"transmit.sh: the reader's ACK transmit"
+expect_eq "$(sh $TX/transmit.sh $TX/perf-1500-4K-1.txt.xz 0 data | sed -n 1p)" \
+	"CPU 0: 1997 busy samples (0 idle); under a data frame transmit 1076 (53.9%): in the softirq it runs 710 (35.6%), the transmit itself 366 (18.3%)" \
+	"transmit.sh: the writer's data transmit"
+expect_fail "transmit.sh: its arguments" 2 "transmit.sh: want PERF_SCRIPT CPU ack|data, got 0 arguments" sh $TX/transmit.sh
+expect_fail "transmit.sh: a kind it lacks" 2 "transmit.sh: want ack or data, not 'syn'" sh $TX/transmit.sh $TX/perf-1500-4K-1.txt.xz 1 syn
+expect_fail "transmit.sh: a CPU without samples" 1 "transmit.sh: no busy samples on CPU 7" sh $TX/transmit.sh $TX/perf-1500-4K-1.txt.xz 7 ack
 # keys-side-by-side.sh: a committed profile's run (fixed data) beside a
 # short model run: the machine's column (its writer's syscall key, 2,648
 # cycles a write at MTU 1500, 4 KB, rep 1) and a TOTAL line with numbers in

@@ -178,7 +178,7 @@ static void test_key_names(void **state)
 	struct scenario sc;
 
 	config_defaults(&sc);
-	assert_int_equal(n, 9 + 31 + COST_N + 31 + COST_N + 11 + 7 + 22 + 9 + 5 + 6);
+	assert_int_equal(n, 9 + 31 + COST_N + 31 + COST_N + 11 + 7 + 23 + 9 + 5 + 6);
 	for (int i = 0; i < n; i++) {
 		const char *name = config_key_name(i);
 		assert_non_null(name);

@@ -989,6 +989,39 @@ static void test_skb_lines_move_between_cpus(void **state)
 
 /* cost.recv_syscall prices the reader's read() apart from the writer's
  * call (cost.syscall); 0 prices both at syscall, as before. */
+/* tcp.rcv_ssthresh_clamp_at: the receive window's two steady states at
+ * MTU 65536 with 64 KB writes (amd-epyc-2cpu-2596-1207b's fitted costs).
+ * Left alone the model's rcv_ssthresh stays a 64 KB frame's truesize under
+ * the clamp, so a write's 53-byte tail passes __tcp_ack_snd_check's window
+ * test and the receiving softirq sends most ACKs; raised to the clamp, as
+ * a small skb reaching an empty queue leaves it, any frame left unread
+ * shrinks the window and the reader's reads send more of them, each taken
+ * in by a NET_RX on the reader's CPU.  A time past the run's end changes
+ * nothing. */
+static void test_rcv_ssthresh_at_the_clamp(void **state)
+{
+	struct scenario sc;
+	struct metrics off, late, on;
+	(void)state;
+	live_lo(&sc, "scenarios/live/amd-epyc-2cpu-2596-1207b-lo-fitted.cfg", "65536", "64K");
+	set(&sc, "tcp.rcv_ssthresh_clamp_at", "0");
+	run(&sc, &off);
+	set(&sc, "tcp.rcv_ssthresh_clamp_at", "10s");
+	run(&sc, &late);
+	set(&sc, "tcp.rcv_ssthresh_clamp_at", "1ms");
+	run(&sc, &on);
+	expect_within(m_of(&late, "throughput_mbps"), m_of(&off, "throughput_mbps"), 0, "a time past the run: unchanged");
+	expect_within(m_of(&late, "acks_rx_per_s"), m_of(&off, "acks_rx_per_s"), 0, "a time past the run: the same ACKs");
+	double rx_off = m_of(&off, "acks_rx_per_s") / m_of(&off, "acks_per_s");
+	double rx_on = m_of(&on, "acks_rx_per_s") / m_of(&on, "acks_per_s");
+	if (!(rx_off > 0.6 && rx_on < rx_off - 0.15))
+		fail_msg("ACKs sent on receipt: %.0f%% left alone, %.0f%% with rcv_ssthresh at the clamp", 100 * rx_off,
+			 100 * rx_on);
+	if (!(m_of(&on, "rcv_cpu_netrx_per_s") > 1.5 * m_of(&off, "rcv_cpu_netrx_per_s")))
+		fail_msg("the reader's CPU takes its ACKs in: %.0f NET_RX a second against %.0f",
+			 m_of(&on, "rcv_cpu_netrx_per_s"), m_of(&off, "rcv_cpu_netrx_per_s"));
+}
+
 static void test_recv_syscall_is_the_readers(void **state)
 {
 	struct scenario sc;
@@ -1819,6 +1852,7 @@ int main(void)
 		cmocka_unit_test(test_reader_ack_frames_wait_in_its_backlog),
 		cmocka_unit_test(test_sock_lines_move_between_cpus),
 		cmocka_unit_test(test_skb_lines_move_between_cpus),
+		cmocka_unit_test(test_rcv_ssthresh_at_the_clamp),
 		cmocka_unit_test(test_recv_syscall_is_the_readers),
 		cmocka_unit_test(test_copy_of_the_other_cpus_lines),
 		cmocka_unit_test(test_recv_copy_priced_on_its_own),

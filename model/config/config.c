@@ -347,6 +347,11 @@ static const struct row rows[] = {
 	 .def = "2", .unit = "segments", .help = "net.ipv4.tcp_min_tso_segs: fewest segments TSO autosizing leaves a frame (3.12+)"},
 	{KEY(G_TCP, "tcp", "tso_rtt_log"), .type = T_INT, SC(tso_rtt_log), .min = 0, .max = 31,
 	 .def = "9", .unit = "", .help = "net.ipv4.tcp_tso_rtt_log: autosizing adds gso_max_size >> (min_rtt_us >> this) (5.18+)"},
+	{KEY(G_TCP, "tcp", "rcv_ssthresh_clamp_at"), .type = T_TIME, SC(rcv_ssthresh_clamp_ns), .min = 0, .max = 600 * SEC,
+	 .def = "0", .unit = "ms", .help = "from this long after the start, each receiver's rcv_ssthresh is raised to its window "
+	 "clamp once: the state tcp_grow_window leaves when an skb of 128 bytes or more reaches an empty receive queue "
+	 "(a machine's connection gets there by chance, the model's seldom); where it holds, any frame left unread "
+	 "shrinks the window and the reader's read sends the ACK. 0 = never"},
 	{KEY(G_TCP, "tcp", "limit_output_bytes"), .type = T_SIZE, SC(limit_output_bytes), .min = 1 * KB, .max = GB,
 	 .flags = F_ZERO_OK, .def = "0", .unit = "bytes",
 	 .help = "net.ipv4.tcp_limit_output_bytes (TCP Small Queues, 3.6+); 0 = the era's default (128K, 256K 4.2+, "

@@ -330,6 +330,7 @@ struct tcp_conn {
 	bool ack_pending;
 	bool in_backlog;             /* receiver: its TCP work runs from __release_sock */
 	bool ack_deferred;           /* TCP_ACK_DEFERRED: tcp_release_cb sends it (6.6+) */
+	bool rcv_ssthresh_clamped;   /* tcp.rcv_ssthresh_clamp_at has raised rcv_ssthresh to the clamp */
 	struct evq_timer delack_tm;
 	struct cpu *delack_cpu;
 	const struct cpu *sk_cpu[2]; /* the CPU that last touched the sender's [0] and receiver's [1] socket */

@@ -162,6 +162,19 @@ static void take_in_order(struct tcp_conn *tc, const struct skb *skb)
 		else
 			tc->ack_pushed = tc->ack_pushed ? 2 : 1;
 	}
+	/* tcp.rcv_ssthresh_clamp_at: from then on the receiver is in the state
+	 * tcp_grow_window leaves when an skb of 128 bytes or more reaches an
+	 * empty receive queue -- rcv_ssthresh at the clamp, less that skb's
+	 * truesize, where a frame's receipt can only raise it to the free
+	 * space with the frame queued, a frame's truesize under the clamp.
+	 * A machine's connection reaches it by chance (a write's tail that
+	 * Minshall's Nagle held, merged with the next); set once. */
+	if (tc->sim->sc->rcv_ssthresh_clamp_ns > 0 && !tc->rcv_ssthresh_clamped &&
+	    tc->sim->now >= tc->sim->sc->rcv_ssthresh_clamp_ns) {
+		tc->rcv_ssthresh_clamped = true;
+		if (tc->rcv_ssthresh < tc->window_clamp)
+			tc->rcv_ssthresh = tc->window_clamp;
+	}
 	/* tcp_grow_window.  4.19+ here: by the room left under the clamp and
 	 * the free space, at least twice the skb's payload (the kernel's form
 	 * for a long time before; the 3.x profiles were fitted with 2 advmss),

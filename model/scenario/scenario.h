@@ -190,6 +190,7 @@ struct scenario {
 	int send_cpu;             /* -1: scheduler decides (netperf -T) */
 	int recv_cpu;
 	sim_ns recv_start_ns;     /* the receivers' first call waits this long (0: at once) */
+	sim_ns rcv_ssthresh_clamp_ns; /* from then each receiver's rcv_ssthresh is at its clamp once (0: never) */
 
 	/* [sched] */
 	sim_ns sched_latency_ns;          /* sysctl_sched_latency, unscaled */

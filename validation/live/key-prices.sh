@@ -6,11 +6,16 @@
 # key's share of a CPU's busy samples ("by tcpsim cost key") times that
 # CPU's busy share times GHz, over what the model charges it for.
 #
-#   frame  a key charged once a data frame and once a pure ACK (rx_frame:
-#          netif_receive_skb to tcp_v4_rcv's socket lookup, netdev.c): both
-#          CPUs summed, over the frames and ACKs a second of the matrix's
-#          row for the same MTU and write size (TSO and GSO on), scaled by
-#          the run's throughput over the row's
+#   frame  a key charged per frame or ACK: both CPUs summed, over the
+#          events a second the model charges it for, from the matrix's row
+#          for the same MTU and write size (TSO and GSO on), scaled by the
+#          run's throughput over the row's.  tx_frame is a data frame's
+#          transmit (netdev.c charges it for data alone; perf's samples of
+#          an ACK's transmit are ack_tx): over the frames.  ack_tx and
+#          ack_rx are the ACK's (tcp_send_ack, tcp_ack): over the ACKs.
+#          Any other key (rx_frame: netif_receive_skb to tcp_v4_rcv's
+#          socket lookup, charged for both; rx_tcp, whose functions take
+#          an ACK's tcp_rcv_established too): over the frames and ACKs.
 #   call   a key charged per call (cost.user and cost.recv_user): the
 #          writer's CPU over its write calls a second (the run's writes
 #          column, /proc/PID/io syscw), the reader's over its reads (syscr)
@@ -69,7 +74,8 @@ BEGIN {
 			continue
 		}
 		thr[f[1]] = f[col["throughput_mbps"]]
-		fa[f[1]] = f[col["frames_per_s"]] + f[col["acks_per_s"]]
+		# the events the model charges the key for
+		fa[f[1]] = (key == "ack_tx" || key == "ack_rx" ? 0 : f[col["frames_per_s"]]) + (key == "tx_frame" ? 0 : f[col["acks_per_s"]])
 	}
 }
 # a run line of the counters: mtu size rep mbps snd% rcv% ... reads writes
@@ -110,7 +116,8 @@ END {
 	if (mode == "frame") {
 		lo = hi = v[1]
 		for (i = 2; i <= nv; i++) { if (v[i] < lo) lo = v[i]; if (v[i] > hi) hi = v[i] }
-		printf "%s: median %.0f cycles a frame or ACK over %d runs (%.0f-%.0f)\n", key, med(v, nv), nv, lo, hi
+		printf "%s: median %.0f cycles %s over %d runs (%.0f-%.0f)\n", key, med(v, nv),
+			key == "tx_frame" ? "a frame" : key ~ /^ack_(tx|rx)$/ ? "an ACK" : "a frame or ACK", nv, lo, hi
 	} else
 		printf "%s: median %.0f cycles a write, %.0f a read, over %d runs\n", key, med(v, nv), med(u, nv), nv
 }' "$@"

@@ -304,6 +304,9 @@ fi
 # profile reads another's (a session of a kind whose prices were made again
 # on its own hardware), its own line, the last read, is the one taken.
 PERF=$(sed -n 's/^; perf prices: *//p' "$PROFILE" | tail -n 1)
+# only the keys fitted now: a key the profile measured keeps its measure
+PERF=$(for kv in $PERF; do echo ",$FIT," | grep -q ",cost.${kv%%=*}," && printf '%s ' "$kv"; done; :)
+PERF=${PERF% }
 if [ -n "$PERF" ] && [ -z "${FIT_SET:-}" ] && [ "$PERCALL" = fit ]; then
 	{
 		cat "$BEST"
