@@ -61,6 +61,8 @@ function skip(c, why) {
 	bad = 1
 }
 BEGIN {
+	# the events the model charges a frame key for (the usage above)
+	per = key == "tx_frame" ? "frame" : key ~ /^ack_(tx|rx)$/ ? "ACK" : "frame or ACK"
 	while (mode == "frame" && (getline line < matrix) > 0) {
 		n = split(line, f, "\",\"")
 		gsub(/^"|"$/, "", f[1]); gsub(/"$/, "", f[n])
@@ -74,8 +76,7 @@ BEGIN {
 			continue
 		}
 		thr[f[1]] = f[col["throughput_mbps"]]
-		# the events the model charges the key for
-		fa[f[1]] = (key == "ack_tx" || key == "ack_rx" ? 0 : f[col["frames_per_s"]]) + (key == "tx_frame" ? 0 : f[col["acks_per_s"]])
+		fa[f[1]] = (per == "ACK" ? 0 : f[col["frames_per_s"]]) + (per == "frame" ? 0 : f[col["acks_per_s"]])
 	}
 }
 # a run line of the counters: mtu size rep mbps snd% rcv% ... reads writes
@@ -116,8 +117,7 @@ END {
 	if (mode == "frame") {
 		lo = hi = v[1]
 		for (i = 2; i <= nv; i++) { if (v[i] < lo) lo = v[i]; if (v[i] > hi) hi = v[i] }
-		printf "%s: median %.0f cycles %s over %d runs (%.0f-%.0f)\n", key, med(v, nv),
-			key == "tx_frame" ? "a frame" : key ~ /^ack_(tx|rx)$/ ? "an ACK" : "a frame or ACK", nv, lo, hi
+		printf "%s: median %.0f cycles %s %s over %d runs (%.0f-%.0f)\n", key, med(v, nv), per == "ACK" ? "an" : "a", per, nv, lo, hi
 	} else
 		printf "%s: median %.0f cycles a write, %.0f a read, over %d runs\n", key, med(v, nv), med(u, nv), nv
 }' "$@"
